@@ -1,0 +1,22 @@
+//! `q7`: the command-line front end. Each subcommand lives in `cmd/` and only
+//! parses flags, reads files and calls into the library crates.
+
+mod cmd;
+mod io;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cmd::Cli::parse();
+    if let Err(e) = cmd::run(cli) {
+        // A closed pipe (`q7 layout … | head`) is the reader's choice, not an error.
+        let broken_pipe = e
+            .chain()
+            .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe));
+        if broken_pipe {
+            std::process::exit(0);
+        }
+        eprintln!("q7: error: {e:#}");
+        std::process::exit(1);
+    }
+}
