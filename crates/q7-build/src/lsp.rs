@@ -309,7 +309,8 @@ mod tests {
             ".note.gnu.build-id :",
             ".bss (NOLOAD) :",
         ];
-        let positions: Vec<usize> = order.iter().map(|s| script.find(s).unwrap_or_else(|| panic!("{s}"))).collect();
+        let positions: Vec<usize> =
+            order.iter().map(|s| script.find(&format!("\n  {s}")).unwrap_or_else(|| panic!("{s}"))).collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
         let table = script.find("_bss_table_start").unwrap();
         assert!(

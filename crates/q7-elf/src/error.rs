@@ -20,16 +20,24 @@ pub enum Error {
     WrongMachine { num: u16, name: &'static str },
     #[error("bad ELF header: {0}")]
     BadHeader(String),
-    #[error("section table out of range: {0}")]
+    #[error("section header table: {0}")]
     SectionTable(String),
-    #[error("program header table out of range: {0}")]
+    #[error("program header table: {0}")]
     ProgramTable(String),
+    #[error("program header {index}: {problem}")]
+    BadSegment { index: usize, problem: String },
     #[error("section [{index}] {name}: {problem}")]
     BadSection { index: usize, name: String, problem: String },
     #[error("sections [{a}] {a_name} and [{b}] {b_name} overlap in the file at {start:#x}..{end:#x}")]
     Overlap { a: usize, a_name: String, b: usize, b_name: String, start: u64, end: u64 },
     #[error("{0}")]
     Malformed(String),
+}
+
+/// Describes a table of `count` entries at `start..start+len` that does not
+/// fit in a file of `file_len` bytes.
+pub(crate) fn table_out_of_range(count: u16, start: u64, len: u64, file_len: usize) -> String {
+    format!("out of range: {count} entries at {start:#x}..{:#x}, but the file is {file_len:#x} bytes", start + len)
 }
 
 /// Returns `data[start..start+len]`, or a [`Error::Truncated`] naming `what`.

@@ -13,7 +13,7 @@ pub use symbol::{Reloc, Symbol};
 
 use crate::consts::*;
 use crate::endian::FieldReader;
-use crate::error::{slice, Error, Result};
+use crate::error::{slice, table_out_of_range, Error, Result};
 use crate::Endian;
 
 /// A validated ELF32 file borrowed from a byte slice.
@@ -198,25 +198,25 @@ fn parse_segments(data: &[u8], h: &Header) -> Result<Vec<ProgramHeader>> {
         return Ok(Vec::new());
     }
     let len = h.phnum as u64 * PHDR_SIZE as u64;
-    let table = slice(data, h.phoff as u64, len, &|| format!("program header table ({} entries)", h.phnum))
-        .map_err(|e| Error::ProgramTable(e.to_string()))?;
+    let table = slice(data, h.phoff as u64, len, &String::new)
+        .map_err(|_| Error::ProgramTable(table_out_of_range(h.phnum, h.phoff as u64, len, data.len())))?;
     let mut out = Vec::with_capacity(h.phnum as usize);
     for (i, chunk) in table.chunks_exact(PHDR_SIZE).enumerate() {
         let p = ProgramHeader::parse(&FieldReader { bytes: chunk, endian: h.endian }, i);
-        if p.p_type == PT_LOAD || p.filesz > 0 {
-            slice(data, p.offset as u64, p.filesz as u64, &|| format!("program header {i} file image"))?;
+        let bad = |problem: String| Error::BadSegment { index: i, problem };
+        if p.filesz > 0 && p.offset as u64 + p.filesz as u64 > data.len() as u64 {
+            return Err(bad(format!(
+                "file image {:#x}..{:#x} runs past the end of the file ({:#x} bytes)",
+                p.offset,
+                p.offset as u64 + p.filesz as u64,
+                data.len()
+            )));
         }
         if p.is_load() && p.filesz > p.memsz {
-            return Err(Error::ProgramTable(format!(
-                "program header {i}: p_filesz {:#x} exceeds p_memsz {:#x}",
-                p.filesz, p.memsz
-            )));
+            return Err(bad(format!("p_filesz {:#x} exceeds p_memsz {:#x}", p.filesz, p.memsz)));
         }
         if p.is_load() && p.vaddr as u64 + p.memsz as u64 > 1 << 32 {
-            return Err(Error::ProgramTable(format!(
-                "program header {i}: {:#x} + {:#x} wraps the 32-bit address space",
-                p.vaddr, p.memsz
-            )));
+            return Err(bad(format!("{:#x} + {:#x} wraps the 32-bit address space", p.vaddr, p.memsz)));
         }
         out.push(p);
     }
@@ -228,27 +228,17 @@ fn parse_sections<'a>(data: &'a [u8], h: &Header) -> Result<Vec<Section<'a>>> {
         return Ok(Vec::new());
     }
     let len = h.shnum as u64 * SHDR_SIZE as u64;
-    let table = slice(data, h.shoff as u64, len, &|| format!("section header table ({} entries)", h.shnum))
-        .map_err(|e| Error::SectionTable(e.to_string()))?;
+    let table = slice(data, h.shoff as u64, len, &String::new)
+        .map_err(|_| Error::SectionTable(table_out_of_range(h.shnum, h.shoff as u64, len, data.len())))?;
     let mut sections = Vec::with_capacity(h.shnum as usize);
     let mut name_offsets = Vec::with_capacity(h.shnum as usize);
     for (i, chunk) in table.chunks_exact(SHDR_SIZE).enumerate() {
         let r = FieldReader { bytes: chunk, endian: h.endian };
         name_offsets.push(r.u32(0));
-        let mut s = Section::parse_raw(&r, i);
-        if s.sh_type != SHT_NOBITS && s.sh_type != SHT_NULL {
-            s.bytes = slice(data, s.offset as u64, s.size as u64, &|| format!("section [{i}] data"))
-                .map_err(|e| Error::BadSection { index: i, name: String::new(), problem: e.to_string() })?;
-        }
-        if s.is_alloc() && s.addr as u64 + s.size as u64 > 1 << 32 {
-            return Err(Error::BadSection {
-                index: i,
-                name: String::new(),
-                problem: format!("{:#x} + {:#x} wraps the 32-bit address space", s.addr, s.size),
-            });
-        }
-        sections.push(s);
+        sections.push(Section::parse_raw(&r, i));
     }
+
+    // Names first, so every later complaint can name its section.
     let names: &[u8] = match h.shstrndx {
         SHN_UNDEF => &[],
         i => {
@@ -259,7 +249,14 @@ fn parse_sections<'a>(data: &'a [u8], h: &Header) -> Result<Vec<Section<'a>>> {
                     section_type_name(s.sh_type)
                 )));
             }
-            s.bytes
+            slice(data, s.offset as u64, s.size as u64, &String::new).map_err(|_| {
+                Error::SectionTable(format!(
+                    "the section-name string table (section {i}) at {:#x}..{:#x} runs past the end of the file ({:#x} bytes)",
+                    s.offset,
+                    s.offset as u64 + s.size as u64,
+                    data.len()
+                ))
+            })?
         }
     };
     for (s, off) in sections.iter_mut().zip(name_offsets) {
@@ -271,6 +268,24 @@ fn parse_sections<'a>(data: &'a [u8], h: &Header) -> Result<Vec<Section<'a>>> {
             name: String::new(),
             problem: format!("name offset {off:#x} is outside the section-name string table"),
         })?;
+    }
+
+    for s in &mut sections {
+        let bad = |problem: String| Error::BadSection { index: s.index, name: s.name.to_string(), problem };
+        if s.sh_type != SHT_NOBITS && s.sh_type != SHT_NULL {
+            let end = s.offset as u64 + s.size as u64;
+            if end > data.len() as u64 {
+                return Err(bad(format!(
+                    "data {:#x}..{end:#x} runs past the end of the file ({:#x} bytes)",
+                    s.offset,
+                    data.len()
+                )));
+            }
+            s.bytes = &data[s.offset as usize..end as usize];
+        }
+        if s.is_alloc() && s.addr as u64 + s.size as u64 > 1 << 32 {
+            return Err(bad(format!("{:#x} + {:#x} wraps the 32-bit address space", s.addr, s.size)));
+        }
     }
     Ok(sections)
 }
