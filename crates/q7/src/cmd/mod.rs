@@ -1,5 +1,6 @@
 //! Subcommand definitions and dispatch.
 
+mod inspect;
 mod layout;
 mod lsp;
 
@@ -19,11 +20,16 @@ pub struct Cli {
 enum Command {
     Layout(layout::Args),
     Lsp(lsp::Args),
+    /// Analyse images and host libraries: layouts, kernel tables, rosters,
+    /// carving, rebase proofs, strings.
+    #[command(subcommand)]
+    Inspect(inspect::InspectCommand),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Layout(a) => layout::run(a),
         Command::Lsp(a) => lsp::run(a),
+        Command::Inspect(c) => inspect::run(c),
     }
 }
