@@ -1,4 +1,13 @@
-//! `q7-build`: everything `q7 build` needs to turn op sources into linked
-//! per-core images. For now: the linker support packages (LSPs).
+//! `q7-build`: everything `q7 build` needs to turn op sources into linked,
+//! packed per-core images: schemas, wrapper codegen, linker support
+//! packages, toolchain profiles and the build driver.
 
+pub mod command;
+pub mod driver;
+pub mod exec;
+pub mod incremental;
 pub mod lsp;
+pub mod profile;
+pub mod schema;
+pub mod sdk;
+pub mod wrapper;

@@ -198,9 +198,11 @@ SECTIONS
     _end = ALIGN(0x10);
   }} >sram0_0_seg :sram0_0_bss_phdr
 
-  /* The stack grows down from the top of the window; heap starts at _end. */
-  PROVIDE(__stack = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg));
-  PROVIDE(_heap_sentry = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg));
+  /* sdk/ABI.md: the host writes the launch block into the window's top
+     4 KiB; the stack grows down from just below it. */
+  PROVIDE(__q7_launch = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
+  PROVIDE(__stack = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
+  PROVIDE(_heap_sentry = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
 
   .debug 0 : {{ *(.debug) }}
   .line 0 : {{ *(.line) }}

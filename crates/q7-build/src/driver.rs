@@ -1,0 +1,411 @@
+//! `q7 build`: the phases of `build_custom_op.compile()` (seed 000 §1), in
+//! order — tool check, compile the op's sources, generate `wrapper.cpp`,
+//! compile it, link once (single LSP) or eight times (`<name>_cpuN`), then
+//! strip + pack unless the caller's cflags hold `-g`.
+
+use std::path::{Path, PathBuf};
+
+use q7_image::memmap::Window;
+
+use crate::command::Command;
+use crate::exec::{self, ExecError};
+use crate::incremental;
+use crate::profile::{
+    self, align_literal_pools, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup,
+};
+use crate::schema::{self, SchemaError};
+use crate::sdk::{self, SdkError};
+use crate::wrapper::{self, WrapperError};
+
+/// Which toolchain the caller asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolchainChoice {
+    /// `xtensa-tools` when `xt-clang++` is found, else `open`.
+    #[default]
+    Auto,
+    XtensaTools,
+    Open,
+}
+
+/// Everything `q7 build` needs (the arguments of `compile()`).
+#[derive(Clone, Debug, Default)]
+pub struct BuildRequest {
+    /// Library name; its extension, if any, is dropped (`librelu.so` → `librelu`).
+    pub name: String,
+    pub functions: Vec<String>,
+    pub schemas: Vec<String>,
+    pub sources: Vec<PathBuf>,
+    pub build_dir: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub cflags: Vec<String>,
+    pub multicore: bool,
+    pub toolchain: ToolchainChoice,
+    /// Parallel jobs (at least 1).
+    pub jobs: usize,
+}
+
+/// What the build made and how much work it did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct BuildReport {
+    pub toolchain: Option<Toolchain>,
+    /// The linked images, one per window.
+    pub libraries: Vec<PathBuf>,
+    pub stripped: Vec<PathBuf>,
+    pub packed: Vec<PathBuf>,
+    pub wrapper: PathBuf,
+    /// Steps run and steps found up to date.
+    pub steps_run: usize,
+    pub steps_skipped: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("Could not find {0}")]
+    ToolMissing(String),
+    #[error("Cant find source file {0}")]
+    MissingSource(String),
+    #[error("{0}: not a C, C++ or assembly source (.c .cpp .cc .cxx .S)")]
+    UnknownLanguage(String),
+    #[error("sources {0} and {1} would both compile to {2}")]
+    ObjectClash(String, String, String),
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    #[error(transparent)]
+    Wrapper(#[from] WrapperError),
+    #[error("Error compiling {src}: {error}")]
+    Compile { src: String, error: ExecError },
+    #[error("Error linking {lib}: {error}")]
+    Link { lib: String, error: ExecError },
+    #[error("Error packing {lib}: {error}")]
+    Pack { lib: String, error: String },
+    #[error(transparent)]
+    Sdk(#[from] SdkError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("library name '{0}' is empty or not a plain file name")]
+    BadName(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io { path: path.display().to_string(), source }
+}
+
+/// Observes the build: progress and, under `-v`, each command.
+pub trait Observer: Sync {
+    /// A phase begins with `steps` steps.
+    fn phase(&self, name: &str, steps: usize);
+    /// One step finished (`skipped` when it was up to date).
+    fn step(&self, label: &str, skipped: bool);
+    fn command(&self, cmd: &Command);
+}
+
+/// An observer that says nothing.
+pub struct Quiet;
+
+impl Observer for Quiet {
+    fn phase(&self, _: &str, _: usize) {}
+    fn step(&self, _: &str, _: bool) {}
+    fn command(&self, _: &Command) {}
+}
+
+enum Tools {
+    Vendor { setup: VendorSetup, cc: PathBuf, packer: Option<PathBuf> },
+    Open { setup: OpenSetup, sdk: sdk::Sdk, lsp_dir: PathBuf },
+}
+
+/// Writes `bytes` unless the file already holds them (keeps mtimes stable
+/// for incremental builds).
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
+    if std::fs::read(path).ok().as_deref() == Some(bytes) {
+        return Ok(false);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    }
+    q7_elf::write::write_file_atomic(path, bytes).map_err(io_err(path))?;
+    Ok(true)
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Runs `cmd` to make `output` unless it is up to date with `inputs`.
+/// Returns whether it ran.
+fn make(
+    obs: &dyn Observer,
+    cmd: &Command,
+    output: &Path,
+    inputs: &[PathBuf],
+    run: impl FnOnce() -> Result<(), BuildError>,
+) -> Result<bool, BuildError> {
+    let fp = cmd.fingerprint();
+    if incremental::up_to_date(output, &fp, inputs) {
+        return Ok(false);
+    }
+    obs.command(cmd);
+    run()?;
+    incremental::record(output, &fp).map_err(io_err(output))?;
+    Ok(true)
+}
+
+/// Resolves the toolchain and prepares what it needs (SDK, LSPs).
+fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Tools, BuildError> {
+    let vendor = VendorSetup::from_env(env);
+    let vendor_cc = profile::find_program(env, profile::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin));
+    let use_vendor = match req.toolchain {
+        ToolchainChoice::XtensaTools => true,
+        ToolchainChoice::Open => false,
+        ToolchainChoice::Auto => vendor_cc.is_some(),
+    };
+    if use_vendor {
+        let cc = vendor_cc.ok_or_else(|| BuildError::ToolMissing(profile::VENDOR_COMPILER.into()))?;
+        let packer = profile::find_program(env, profile::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
+        return Ok(Tools::Vendor { setup: vendor, cc, packer });
+    }
+    let find = |name: &str| {
+        profile::find_program(env, name, &[])
+            .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
+    };
+    let cc = find(profile::OPEN_CC)?;
+    let resource = exec::run(&Command::new(&cc).arg("-print-resource-dir"))
+        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", profile::OPEN_CC)))?;
+    let resource = PathBuf::from(String::from_utf8_lossy(&resource.stdout).trim()).join("include");
+    let setup = OpenSetup {
+        mc: find(profile::OPEN_MC)?,
+        ld: find(profile::OPEN_LD)?,
+        ar: find(profile::OPEN_AR)?,
+        cc,
+        resource_include: resource,
+    };
+    obs.phase("sdk", 1);
+    let cache = sdk::cache_root(env, &req.build_dir);
+    let sdk = sdk::ensure(&setup, &cache, req.jobs.max(1), &|c| obs.command(c))?;
+    obs.step("libq7sdk.a", false);
+    let lsp_dir = req.build_dir.join("lsp_fll_load_cpus");
+    for f in crate::lsp::all_lsp_files() {
+        write_if_changed(&lsp_dir.join(&f.path), f.contents.as_bytes())?;
+    }
+    Ok(Tools::Open { setup, sdk, lsp_dir })
+}
+
+/// One compile job: a source and the object it makes.
+struct Unit {
+    src: PathBuf,
+    obj: PathBuf,
+}
+
+fn compile_unit(
+    tools: &Tools,
+    req: &BuildRequest,
+    unit: &Unit,
+    includes: &[PathBuf],
+    obs: &dyn Observer,
+) -> Result<bool, BuildError> {
+    let compile_err = |error: ExecError| BuildError::Compile { src: unit.src.display().to_string(), error };
+    match tools {
+        Tools::Vendor { setup, cc, .. } => {
+            let cmd = setup.compile(cc, &req.cflags, includes, &unit.obj, &unit.src);
+            let dep = unit.obj.with_extension("d");
+            let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_default();
+            inputs.push(unit.src.clone());
+            make(obs, &cmd, &unit.obj, &inputs, || {
+                exec::run(&cmd).map(drop).map_err(|e| {
+                    let _ = std::fs::remove_file(&unit.obj);
+                    compile_err(e)
+                })
+            })
+        }
+        Tools::Open { setup, sdk, .. } => {
+            let lang =
+                Language::of(&unit.src).ok_or_else(|| BuildError::UnknownLanguage(unit.src.display().to_string()))?;
+            let tmp_obj = with_suffix(&unit.obj, ".tmp");
+            let dep = unit.obj.with_extension("d");
+            let asm = unit.obj.with_extension("s");
+            let first = if lang == Language::Asm {
+                setup.preprocess_asm(&sdk.include, &unit.src, &asm)
+            } else {
+                let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
+                setup.compile_to_asm(
+                    &flags,
+                    &AsmJob { lang, src: &unit.src, asm: &asm, depfile: &dep, dep_target: &unit.obj },
+                )
+            };
+            let mut inputs = if lang == Language::Asm { Some(Vec::new()) } else { incremental::depfile_inputs(&dep) }
+                .unwrap_or_else(|| vec![dep.clone()]);
+            inputs.push(unit.src.clone());
+            make(obs, &first, &unit.obj, &inputs, || {
+                exec::run(&first).map_err(compile_err)?;
+                let fixed = if lang == Language::Asm {
+                    asm.clone()
+                } else {
+                    let text = std::fs::read_to_string(&asm).map_err(io_err(&asm))?;
+                    let fixed = unit.obj.with_extension("q7.s");
+                    std::fs::write(&fixed, align_literal_pools(&text)).map_err(io_err(&fixed))?;
+                    fixed
+                };
+                let second = setup.assemble(&fixed, &tmp_obj);
+                obs.command(&second);
+                exec::run(&second).map_err(compile_err)?;
+                std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))
+            })
+        }
+    }
+}
+
+fn link_one(
+    tools: &Tools,
+    window: Window,
+    objs: &[PathBuf],
+    lib: &Path,
+    obs: &dyn Observer,
+) -> Result<bool, BuildError> {
+    let link_err = |error: ExecError| BuildError::Link { lib: lib.display().to_string(), error };
+    match tools {
+        Tools::Vendor { setup, cc, .. } => {
+            let cmd = setup.link(cc, window, objs, lib);
+            make(obs, &cmd, lib, objs, || {
+                exec::run(&cmd).map(drop).map_err(|e| {
+                    let _ = std::fs::remove_file(lib);
+                    link_err(e)
+                })
+            })
+        }
+        Tools::Open { setup, sdk, lsp_dir } => {
+            let tmp = with_suffix(lib, ".tmp");
+            let archives = [sdk.archive.clone()];
+            let cmd = setup.link(lsp_dir, window, objs, &archives, &tmp);
+            let mut inputs = objs.to_vec();
+            inputs.push(sdk.archive.clone());
+            make(obs, &cmd, lib, &inputs, || {
+                exec::run(&cmd).map_err(|e| {
+                    let _ = std::fs::remove_file(&tmp);
+                    link_err(e)
+                })?;
+                std::fs::rename(&tmp, lib).map_err(io_err(lib))
+            })
+        }
+    }
+}
+
+fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn Observer) -> Result<bool, BuildError> {
+    let pack_err = |error: String| BuildError::Pack { lib: lib.display().to_string(), error };
+    if let Tools::Vendor { setup, packer: Some(packer), .. } = tools {
+        let cmd = setup.pack(packer, lib, stripped, packed);
+        return make(obs, &cmd, packed, &[lib.to_path_buf()], || {
+            exec::run(&cmd).map(drop).map_err(|e| pack_err(e.to_string()))
+        });
+    }
+    // In-process: the same steps as xt-pkg-loadlib (q7 pack).
+    let cmd = Command::new("q7").arg("pack").path_arg("-o", packed).path_arg("-s", stripped).arg(lib.as_os_str());
+    make(obs, &cmd, packed, &[lib.to_path_buf()], || {
+        let input = std::fs::read(lib).map_err(io_err(lib))?;
+        let out = q7_pack::pack(&input, &q7_pack::PackOptions::default(), &mut std::io::sink())
+            .map_err(|e| pack_err(e.to_string()))?;
+        q7_elf::write::write_file_atomic(stripped, &out.stripped).map_err(io_err(stripped))?;
+        q7_elf::write::write_file_atomic(packed, &out.packed).map_err(io_err(packed))
+    })
+}
+
+fn count(report: &mut BuildReport, ran: &[bool]) {
+    report.steps_run += ran.iter().filter(|r| **r).count();
+    report.steps_skipped += ran.iter().filter(|r| !**r).count();
+}
+
+/// Runs the whole build.
+pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<BuildReport, BuildError> {
+    let base = Path::new(&req.name).with_extension("");
+    let base = base
+        .to_str()
+        .filter(|b| !b.is_empty() && !b.contains('/'))
+        .ok_or_else(|| BuildError::BadName(req.name.clone()))?;
+    let jobs = req.jobs.max(1);
+    let mut report = BuildReport::default();
+
+    // Phase 0: tools (and, for the open profile, the SDK and LSPs).
+    std::fs::create_dir_all(&req.build_dir).map_err(io_err(&req.build_dir))?;
+    let tools = resolve_tools(req, env, obs)?;
+    report.toolchain = Some(match tools {
+        Tools::Vendor { .. } => Toolchain::XtensaTools,
+        Tools::Open { .. } => Toolchain::Open,
+    });
+
+    // Phase 1: the op's sources.
+    let mut units: Vec<Unit> = Vec::new();
+    for src in &req.sources {
+        if !src.is_file() {
+            return Err(BuildError::MissingSource(src.display().to_string()));
+        }
+        let stem = src.file_stem().unwrap_or_default();
+        let obj = req.build_dir.join(stem).with_extension("o");
+        if let Some(other) = units.iter().find(|u| u.obj == obj) {
+            return Err(BuildError::ObjectClash(
+                other.src.display().to_string(),
+                src.display().to_string(),
+                obj.display().to_string(),
+            ));
+        }
+        units.push(Unit { src: src.clone(), obj });
+    }
+    // Schemas are checked before any compile so a typo fails fast.
+    let schemas = req.schemas.iter().map(|s| schema::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let ops = wrapper::ops(&req.functions, schemas)?;
+    obs.phase("compile", units.len());
+    let ran = exec::parallel(&units, jobs, |u| {
+        let r = compile_unit(&tools, req, u, &req.includes, obs)?;
+        obs.step(&u.src.display().to_string(), !r);
+        Ok::<_, BuildError>(r)
+    })?;
+    count(&mut report, &ran);
+
+    // Phases 2 and 3: the wrapper.
+    let wrapper_src = req.build_dir.join("wrapper.cpp");
+    write_if_changed(&wrapper_src, wrapper::generate(base, &ops).as_bytes())?;
+    obs.phase("wrapper", 1);
+    let wrapper_unit = Unit { obj: req.build_dir.join("wrapper.o"), src: wrapper_src.clone() };
+    let r = compile_unit(&tools, req, &wrapper_unit, &[], obs)?;
+    obs.step("wrapper.cpp", !r);
+    count(&mut report, &[r]);
+    report.wrapper = wrapper_src;
+
+    // Phase 4: link 1× or 8×.
+    let mut objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
+    objs.push(wrapper_unit.obj.clone());
+    let targets: Vec<(Window, String)> = if req.multicore {
+        (0..8).map(|i| (Window::Core(i), format!("{base}_cpu{i}"))).collect()
+    } else {
+        vec![(Window::Single, base.to_string())]
+    };
+    obs.phase("link", targets.len());
+    let ran = exec::parallel(&targets, jobs, |(window, stem)| {
+        let lib = req.build_dir.join(format!("{stem}.so"));
+        let r = link_one(&tools, *window, &objs, &lib, obs)?;
+        obs.step(&format!("{stem}.so"), !r);
+        Ok::<_, BuildError>(r)
+    })?;
+    count(&mut report, &ran);
+    report.libraries = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.so"))).collect();
+
+    // Phase 5: strip + pack, gated on the caller's cflags (not the fixed bundle).
+    if !req.cflags.iter().any(|f| f == "-g") {
+        obs.phase("pack", targets.len());
+        let ran = exec::parallel(&targets, jobs, |(_, stem)| {
+            let lib = req.build_dir.join(format!("{stem}.so"));
+            let stripped = req.build_dir.join(format!("{stem}.stripped.so"));
+            let packed = req.build_dir.join(format!("{stem}.packed.so"));
+            let r = pack_one(&tools, &lib, &stripped, &packed, obs)?;
+            obs.step(&format!("{stem}.packed.so"), !r);
+            Ok::<_, BuildError>(r)
+        })?;
+        count(&mut report, &ran);
+        report.stripped = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.stripped.so"))).collect();
+        report.packed = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.packed.so"))).collect();
+    }
+    Ok(report)
+}

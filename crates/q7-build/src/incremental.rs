@@ -1,0 +1,103 @@
+//! Incremental builds: an output is up to date when it exists, was made by
+//! the same command (a `.q7cmd` stamp beside it) and is newer than every
+//! input, including the headers a compiler's depfile (`-MMD`) lists.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+fn stamp_path(output: &Path) -> PathBuf {
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(".q7cmd");
+    output.with_file_name(name)
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    p.metadata().and_then(|m| m.modified()).ok()
+}
+
+/// Whether `output` is newer than all `inputs` and was made by `fingerprint`.
+pub fn up_to_date(output: &Path, fingerprint: &str, inputs: &[PathBuf]) -> bool {
+    let Some(made) = mtime(output) else { return false };
+    if std::fs::read_to_string(stamp_path(output)).ok().as_deref() != Some(fingerprint) {
+        return false;
+    }
+    inputs.iter().all(|i| mtime(i).is_some_and(|t| t <= made))
+}
+
+/// Records that `output` was made by `fingerprint`.
+pub fn record(output: &Path, fingerprint: &str) -> std::io::Result<()> {
+    std::fs::write(stamp_path(output), fingerprint)
+}
+
+/// The prerequisites listed in a make-style depfile (`target: a b \` …),
+/// with `\ ` unescaped to a space. A missing or unreadable file yields
+/// `None`, which makes the output out of date.
+pub fn depfile_inputs(depfile: &Path) -> Option<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(depfile).ok()?;
+    let joined = text.replace("\\\n", " ");
+    let mut inputs = Vec::new();
+    for rule in joined.lines() {
+        // The target ends at the first colon followed by whitespace.
+        let body = match rule.find(": ") {
+            Some(i) => &rule[i + 2..],
+            None => match rule.strip_suffix(':') {
+                Some(_) => "",
+                None => continue,
+            },
+        };
+        let mut current = String::new();
+        let mut chars = body.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    current.push(' ');
+                    chars.next();
+                }
+                c if c.is_whitespace() => {
+                    if !current.is_empty() {
+                        inputs.push(PathBuf::from(std::mem::take(&mut current)));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            inputs.push(PathBuf::from(current));
+        }
+    }
+    Some(inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depfile_with_continuations_and_escaped_spaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("x.d");
+        std::fs::write(&d, "build/x.o: src/my\\ op.cpp \\\n  /sdk/include/torch/torch.h \\\n  a.h\nb.h:\n").unwrap();
+        let got = depfile_inputs(&d).unwrap();
+        let want: Vec<PathBuf> =
+            ["src/my op.cpp", "/sdk/include/torch/torch.h", "a.h"].iter().map(PathBuf::from).collect();
+        assert_eq!(got, want);
+        assert_eq!(depfile_inputs(&dir.path().join("missing.d")), None);
+    }
+
+    #[test]
+    fn stamp_and_times_decide() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.c");
+        let output = dir.path().join("out.o");
+        std::fs::write(&input, "x").unwrap();
+        assert!(!up_to_date(&output, "cmd", std::slice::from_ref(&input)));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&output, "o").unwrap();
+        record(&output, "cmd").unwrap();
+        assert!(up_to_date(&output, "cmd", std::slice::from_ref(&input)));
+        assert!(!up_to_date(&output, "other cmd", std::slice::from_ref(&input)));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&input, "y").unwrap();
+        assert!(!up_to_date(&output, "cmd", &[input]));
+    }
+}

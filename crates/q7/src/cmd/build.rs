@@ -1,0 +1,204 @@
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use q7_build::command::Command;
+use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
+use q7_build::profile::ProcessEnv;
+use serde::Deserialize;
+
+/// Build a custom op: compile its sources, generate and compile wrapper.cpp,
+/// link once (single fat core) or eight times (--multicore, `NAME_cpuN`), then
+/// strip and pack unless a `--cflag -g` asks for a debug build. A drop-in for
+/// `build_custom_op.compile()`. Without --name, the settings come from
+/// `q7.toml` in the current directory (flags given on the command line win).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Library name; outputs are NAME.so, NAME.stripped.so, NAME.packed.so.
+    #[arg(long)]
+    name: Option<String>,
+    /// The op's C++ function(s), comma-separated or repeated, in schema order.
+    #[arg(long = "fn", value_delimiter = ',')]
+    functions: Vec<String>,
+    /// One PyTorch schema per function, e.g. 'relu_forward(Tensor _0) -> Tensor'.
+    #[arg(long = "schema")]
+    schemas: Vec<String>,
+    /// The op's source files (.cpp .cc .c .S).
+    sources: Vec<PathBuf>,
+    /// Where objects, wrapper.cpp and the libraries go.
+    #[arg(long)]
+    build_dir: Option<PathBuf>,
+    /// Extra include directory (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    includes: Vec<PathBuf>,
+    /// Extra compiler flag (repeatable); `-g` builds for debugging and skips strip + pack.
+    #[arg(long = "cflag", value_name = "FLAG", allow_hyphen_values = true)]
+    cflags: Vec<String>,
+    /// Link eight per-core images (NAME_cpu0..7) instead of one.
+    #[arg(long)]
+    multicore: bool,
+    /// auto (the vendor's xt-clang++ when found, else open), xtensa-tools, or open.
+    #[arg(long, value_parser = ["auto", "xtensa-tools", "open"])]
+    toolchain: Option<String>,
+    /// Parallel jobs (default: one per CPU).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// The project file to read (default: ./q7.toml when --name is absent).
+    #[arg(long)]
+    project: Option<PathBuf>,
+    /// Print every command as a copy-pasteable line.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `q7.toml`: the same settings as the flags.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Project {
+    name: Option<String>,
+    #[serde(default)]
+    functions: Vec<String>,
+    #[serde(default)]
+    schemas: Vec<String>,
+    #[serde(default)]
+    sources: Vec<PathBuf>,
+    build_dir: Option<PathBuf>,
+    #[serde(default)]
+    includes: Vec<PathBuf>,
+    #[serde(default)]
+    cflags: Vec<String>,
+    #[serde(default)]
+    multicore: bool,
+    toolchain: Option<String>,
+}
+
+fn load_project(path: &Path) -> Result<Project> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut p: Project = toml::from_str(&text).map_err(|e| {
+        let msg = e.message().to_string();
+        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        match line {
+            Some(l) => anyhow::anyhow!("{}:{l}: {msg}", path.display()),
+            None => anyhow::anyhow!("{}: {msg}", path.display()),
+        }
+    })?;
+    // Paths in the project file are relative to the file.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let rel = |p: &PathBuf| if p.is_absolute() { p.clone() } else { dir.join(p) };
+    p.sources = p.sources.iter().map(rel).collect();
+    p.includes = p.includes.iter().map(rel).collect();
+    p.build_dir = p.build_dir.as_ref().map(rel);
+    Ok(p)
+}
+
+fn request(args: &Args) -> Result<BuildRequest> {
+    let project_path = args.project.clone().or_else(|| args.name.is_none().then(|| PathBuf::from("q7.toml")));
+    let project = match &project_path {
+        Some(p) if p.exists() || args.project.is_some() => load_project(p)?,
+        _ => Project::default(),
+    };
+    let pick = |cli: &Vec<String>, file: &Vec<String>| if cli.is_empty() { file.clone() } else { cli.clone() };
+    let Some(name) = args.name.clone().or(project.name) else {
+        bail!("no library name: give --name or write a q7.toml (see q7 build --help)");
+    };
+    let toolchain = match args.toolchain.as_deref().or(project.toolchain.as_deref()).unwrap_or("auto") {
+        "auto" => ToolchainChoice::Auto,
+        "xtensa-tools" => ToolchainChoice::XtensaTools,
+        "open" => ToolchainChoice::Open,
+        other => bail!("unknown toolchain '{other}': use auto, xtensa-tools or open"),
+    };
+    Ok(BuildRequest {
+        name,
+        functions: pick(&args.functions, &project.functions),
+        schemas: pick(&args.schemas, &project.schemas),
+        sources: if args.sources.is_empty() { project.sources } else { args.sources.clone() },
+        build_dir: args.build_dir.clone().or(project.build_dir).unwrap_or_else(|| PathBuf::from("build")),
+        includes: [project.includes, args.includes.clone()].concat(),
+        cflags: [project.cflags, args.cflags.clone()].concat(),
+        multicore: args.multicore || project.multicore,
+        toolchain,
+        jobs: args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    })
+}
+
+/// Progress on a terminal, plain lines otherwise; commands under -v.
+struct Reporter {
+    verbose: bool,
+    bar: Option<indicatif::ProgressBar>,
+    plain: Mutex<()>,
+}
+
+impl Observer for Reporter {
+    fn phase(&self, name: &str, steps: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(steps as u64);
+            bar.set_position(0);
+            bar.set_prefix(name.to_string());
+        }
+    }
+
+    fn step(&self, label: &str, skipped: bool) {
+        let note = if skipped { " (up to date)" } else { "" };
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(format!("{label}{note}"));
+                bar.inc(1);
+            }
+            None => {
+                let _guard = self.plain.lock();
+                eprintln!("q7 build: {label}{note}");
+            }
+        }
+    }
+
+    fn command(&self, cmd: &Command) {
+        if self.verbose {
+            match &self.bar {
+                Some(bar) => bar.println(cmd.display()),
+                None => {
+                    let _guard = self.plain.lock();
+                    eprintln!("{}", cmd.display());
+                }
+            }
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let req = request(&args)?;
+    use std::io::IsTerminal;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar
+    });
+    let reporter = Reporter { verbose: args.verbose, bar, plain: Mutex::new(()) };
+    let result = driver::build(&req, &ProcessEnv, &reporter);
+    if let Some(bar) = &reporter.bar {
+        bar.finish_and_clear();
+    }
+    let report = result?;
+    if args.json {
+        return crate::io::print_json(&report);
+    }
+    let made: Vec<String> = if report.packed.is_empty() { &report.libraries } else { &report.packed }
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    println!(
+        "built {} with the {} toolchain ({} steps run, {} up to date): {}",
+        req.name,
+        report.toolchain.map_or("?", |t| t.name()),
+        report.steps_run,
+        report.steps_skipped,
+        made.join(" ")
+    );
+    Ok(())
+}
