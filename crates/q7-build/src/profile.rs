@@ -322,17 +322,45 @@ impl OpenSetup {
     }
 }
 
-/// Aligns every literal pool to 4 bytes: clang-22 emits `.literal_position`
-/// at the end of the previous function's section, where llvm-mc would
-/// otherwise place the pool unaligned (DESIGN.md §2).
+/// Prepares clang's assembly for llvm-mc:
+/// * aligns every literal pool to 4 bytes: clang-22 emits `.literal_position`
+///   at the end of the previous function's section, where llvm-mc would
+///   otherwise place the pool unaligned (DESIGN.md §2);
+/// * writes CFI registers by DWARF number (`.cfi_def_cfa a7, 64` becomes
+///   `.cfi_def_cfa 7, 64`): llvm-mc-22's Xtensa parser rejects the names that
+///   clang prints under `-g`.
 pub fn align_literal_pools(asm: &str) -> String {
     let mut out = String::with_capacity(asm.len() + 256);
     for line in asm.lines() {
-        out.push_str(line);
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(".cfi_") {
+            out.push_str(&cfi_numeric_registers(line));
+        } else {
+            out.push_str(line);
+        }
         out.push('\n');
-        if line.trim() == ".literal_position" {
+        if trimmed.trim_end() == ".literal_position" {
             out.push_str("\t.p2align\t2\n");
         }
+    }
+    out
+}
+
+/// Replaces operands `aN` (N a decimal register number) with `N`.
+fn cfi_numeric_registers(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    let mut first = true;
+    while !rest.is_empty() {
+        let cut = rest.find([' ', '\t', ',']).map_or(rest.len(), |i| i.max(1));
+        let (token, tail) = rest.split_at(cut);
+        let is_reg =
+            !first && token.len() > 1 && token.starts_with('a') && token[1..].bytes().all(|b| b.is_ascii_digit());
+        out.push_str(if is_reg { &token[1..] } else { token });
+        if !token.trim().is_empty() {
+            first = false;
+        }
+        rest = tail;
     }
     out
 }
@@ -347,6 +375,12 @@ mod tests {
         let fixed = align_literal_pools(asm);
         assert_eq!(fixed.matches(".p2align\t2").count(), 2);
         assert!(fixed.contains(".literal_position\n\t.p2align\t2\n\t.literal .LCPI0_0"));
+    }
+
+    #[test]
+    fn cfi_registers_become_numbers() {
+        let fixed = align_literal_pools("\t.cfi_def_cfa a7, 64\n\t.cfi_offset a0, -4\n\tor\ta7, a1, a1\n");
+        assert_eq!(fixed, "\t.cfi_def_cfa 7, 64\n\t.cfi_offset 0, -4\n\tor\ta7, a1, a1\n");
     }
 
     #[test]

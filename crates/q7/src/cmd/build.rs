@@ -79,7 +79,7 @@ fn load_project(path: &Path) -> Result<Project> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut p: Project = toml::from_str(&text).map_err(|e| {
         let msg = e.message().to_string();
-        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
         match line {
             Some(l) => anyhow::anyhow!("{}:{l}: {msg}", path.display()),
             None => anyhow::anyhow!("{}: {msg}", path.display()),
