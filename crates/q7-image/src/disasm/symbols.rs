@@ -1,0 +1,93 @@
+//! Labels: the symbol names a listing prints at addresses and uses to name
+//! branch, call, loop and literal targets.
+//!
+//! Several symbols often share an address (`_stext` and the LSP's
+//! `_memmap_seg_sram0_0_start`, a section symbol and a function). A listing
+//! shows one name per address, chosen by rank: functions, then data objects,
+//! then untyped symbols; global before weak before local; then the shorter
+//! name, then the alphabetically first. Section and file symbols are never
+//! labels (the section name is the fallback anyway), nor are symbols outside
+//! their section's bytes (`_etext` sits one past the end of `.text`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use q7_elf::consts::*;
+use q7_elf::Symbol;
+
+/// The labels of one section, sorted by address, one per address.
+#[derive(Clone, Debug, Default)]
+pub struct Labels<'a> {
+    entries: Vec<(u32, Cow<'a, str>)>,
+}
+
+/// Sort key of a symbol competing for an address: lower wins.
+fn rank(symbol: &Symbol) -> (u8, u8, usize) {
+    let kind = match symbol.kind() {
+        STT_FUNC => 0,
+        STT_OBJECT => 1,
+        STT_NOTYPE => 2,
+        _ => 3,
+    };
+    let bind = match symbol.bind() {
+        STB_GLOBAL => 0,
+        STB_WEAK => 1,
+        _ => 2,
+    };
+    (kind, bind, symbol.name.len())
+}
+
+/// Whether a symbol can label an address: named, not a section or file symbol.
+pub(super) fn is_label(symbol: &Symbol) -> bool {
+    !symbol.name.is_empty() && !matches!(symbol.kind(), STT_SECTION | STT_FILE)
+}
+
+impl<'a> Labels<'a> {
+    /// Builds the labels from `(address, symbol)` candidates of one section.
+    pub(super) fn from_candidates(mut candidates: Vec<(u32, Symbol<'a>)>) -> Labels<'a> {
+        candidates.sort_by(|(a, x), (b, y)| a.cmp(b).then(rank(x).cmp(&rank(y))).then(x.name.cmp(&y.name)));
+        candidates.dedup_by_key(|(addr, _)| *addr);
+        Labels { entries: candidates.into_iter().map(|(addr, symbol)| (addr, symbol.name)).collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The label exactly at `addr`.
+    pub fn at(&self, addr: u32) -> Option<&str> {
+        let i = self.entries.binary_search_by_key(&addr, |(a, _)| *a).ok()?;
+        Some(&self.entries[i].1)
+    }
+
+    /// The last label at or below `addr`.
+    pub fn at_or_before(&self, addr: u32) -> Option<(u32, &str)> {
+        let i = self.entries.partition_point(|(a, _)| *a <= addr);
+        let (at, name) = self.entries.get(i.checked_sub(1)?)?;
+        Some((*at, name))
+    }
+
+    /// The first label address strictly above `addr`.
+    pub fn next_after(&self, addr: u64) -> Option<u64> {
+        let i = self.entries.partition_point(|(a, _)| u64::from(*a) <= addr);
+        self.entries.get(i).map(|(a, _)| u64::from(*a))
+    }
+}
+
+/// A name for an address: `base` or `base+0x1c` (`base` is a label or a
+/// section name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymbolicName<'n> {
+    pub base: &'n str,
+    pub offset: u32,
+}
+
+impl fmt::Display for SymbolicName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.base)?;
+        if self.offset != 0 {
+            write!(f, "+{:#x}", self.offset)?;
+        }
+        Ok(())
+    }
+}
