@@ -123,7 +123,7 @@ pub struct MemoryImage {
 impl MemoryImage {
     /// An image whose every byte is loadable.
     pub fn new(base: u32, bytes: Vec<u8>) -> MemoryImage {
-        let loadable = vec![0..bytes.len()];
+        let loadable = std::iter::once(0..bytes.len()).collect();
         MemoryImage { base, bytes, loadable }
     }
 

@@ -118,10 +118,11 @@ pub fn prelink(input: &[u8], target: Target, symbol: Option<&str>) -> Result<Ucp
     match source::read(input, symbol.unwrap_or(crate::DEFAULT_SYMBOL))? {
         Source::Ucpl(view) => {
             let plan = LoadPlan::of_ucpl(&view);
-            let new_base = place(&plan, target, true)?;
+            let new_base = target.new_base(plan.base, plan.base as u64 + plan.memory_size);
             if new_base != plan.base {
                 return Err(PrelinkError::UcplCannotMove { base: plan.base, new_base });
             }
+            place(&plan, target, false)?;
             let provenance =
                 Provenance { kind: InputKind::Ucpl, packed: false, link_base: plan.base, patched_words: None };
             Ok(emit(&plan, plan.load(input), target, provenance))
@@ -146,7 +147,7 @@ fn place(plan: &LoadPlan, target: Target, movable: bool) -> Result<u32> {
     if !movable && new_base != plan.base {
         return Err(PrelinkError::NoRelocations { link_base: plan.base, new_base });
     }
-    if new_base.wrapping_sub(plan.base) % plan.align != 0 {
+    if !new_base.wrapping_sub(plan.base).is_multiple_of(plan.align) {
         return Err(PrelinkError::Misaligned { link_base: plan.base, new_base, align: plan.align });
     }
     let w = target.window;
