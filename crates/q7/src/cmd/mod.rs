@@ -1,8 +1,14 @@
 //! Subcommand definitions and dispatch.
 
+mod build;
+mod disasm;
 mod inspect;
 mod layout;
 mod lsp;
+mod oracle;
+mod pack;
+mod prelink;
+mod strip;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -18,18 +24,34 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Build(build::Args),
+    Disasm(disasm::Args),
     Layout(layout::Args),
     Lsp(lsp::Args),
     /// Analyse images and host libraries: layouts, kernel tables, rosters,
     /// carving, rebase proofs, strings.
     #[command(subcommand)]
     Inspect(inspect::InspectCommand),
+    Oracle(oracle::Args),
+    /// Internal: the oracle's crash-isolated worker process.
+    #[command(name = oracle::WORKER_SUBCOMMAND, hide = true)]
+    OracleWorker(oracle::WorkerArgs),
+    Pack(pack::Args),
+    Prelink(prelink::Args),
+    Strip(strip::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Disasm(a) => disasm::run(a),
         Command::Layout(a) => layout::run(a),
         Command::Lsp(a) => lsp::run(a),
         Command::Inspect(c) => inspect::run(c),
+        Command::Oracle(a) => oracle::run(a),
+        Command::OracleWorker(a) => oracle::run_worker(a),
+        Command::Pack(a) => pack::run(a),
+        Command::Prelink(a) => prelink::run(a),
+        Command::Strip(a) => strip::run(a),
     }
 }
