@@ -28,7 +28,8 @@ fn q7_in(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn build(dir: &Path, extra: &[&str], src: &Path) -> Output {
-    let mut args = vec!["build", "--toolchain", "open", "--name", "librelu", "--fn", "relu_forward", "--schema", RELU_SCHEMA];
+    let mut args =
+        vec!["build", "--toolchain", "open", "--name", "librelu", "--fn", "relu_forward", "--schema", RELU_SCHEMA];
     args.extend(extra);
     args.push(src.to_str().unwrap());
     q7_in(dir, &args)
@@ -91,7 +92,8 @@ fn multicore_relu_links_eight_windows() {
     assert!(report["set"]["constant_entry_offset"].is_u64());
     assert_eq!(report["set"]["tiled_range"], serde_json::json!([0x8400_0000u32, 0x8500_0000u64]));
     // The eight images are one program re-linked (seed 002).
-    let stripped: Vec<String> = (0..8).map(|i| b.join(format!("librelu_cpu{i}.stripped.so")).display().to_string()).collect();
+    let stripped: Vec<String> =
+        (0..8).map(|i| b.join(format!("librelu_cpu{i}.stripped.so")).display().to_string()).collect();
     let mut args = vec!["inspect", "rebase-diff"];
     args.extend(stripped.iter().map(String::as_str));
     let out = q7(&args);
@@ -168,27 +170,70 @@ fn bad_inputs_fail_clearly_without_outputs() {
 
     let src = d.join("relu.cpp");
     std::fs::copy(op_source("relu_accessor.cpp"), &src).unwrap();
-    let out = q7_in(d, &["build", "--toolchain", "open", "--name", "x", "--fn", "f", "--schema", "f(Tensor a, flaot b) -> Tensor", src.to_str().unwrap()]);
+    let out = q7_in(
+        d,
+        &[
+            "build",
+            "--toolchain",
+            "open",
+            "--name",
+            "x",
+            "--fn",
+            "f",
+            "--schema",
+            "f(Tensor a, flaot b) -> Tensor",
+            src.to_str().unwrap(),
+        ],
+    );
     assert_eq!(err(&out), "q7: error: schema 'f(Tensor a, flaot b) -> Tensor': column 13: unsupported type 'flaot' (q7 marshals Tensor, Scalar, int, float and long long)");
 
     let long = "f".repeat(32);
     let schema = format!("{long}(Tensor a) -> Tensor");
-    let out = q7_in(d, &["build", "--toolchain", "open", "--name", "x", "--fn", &long, "--schema", &schema, src.to_str().unwrap()]);
-    assert_eq!(err(&out), format!("q7: error: function name '{long}' has 32 characters; the runtime allows fewer than 32"));
+    let out = q7_in(
+        d,
+        &["build", "--toolchain", "open", "--name", "x", "--fn", &long, "--schema", &schema, src.to_str().unwrap()],
+    );
+    assert_eq!(
+        err(&out),
+        format!("q7: error: function name '{long}' has 32 characters; the runtime allows fewer than 32")
+    );
 
-    let out = q7_in(d, &["build", "--toolchain", "open", "--name", "x", "--fn", "g,g", "--schema", "g(Tensor a) -> Tensor", "--schema", "g(Tensor b) -> Tensor", src.to_str().unwrap()]);
+    let out = q7_in(
+        d,
+        &[
+            "build",
+            "--toolchain",
+            "open",
+            "--name",
+            "x",
+            "--fn",
+            "g,g",
+            "--schema",
+            "g(Tensor a) -> Tensor",
+            "--schema",
+            "g(Tensor b) -> Tensor",
+            src.to_str().unwrap(),
+        ],
+    );
     assert_eq!(err(&out), "q7: error: two ops are named 'g'");
 
     // A compiler error: its diagnostic is shown and nothing is left half-made.
     let broken = d.join("my op $(x);.cpp");
-    std::fs::write(&broken, "#include <torch/torch.h>\ntorch::Tensor relu_forward(const torch::Tensor& t) { return undefined_thing; }\n").unwrap();
+    std::fs::write(
+        &broken,
+        "#include <torch/torch.h>\ntorch::Tensor relu_forward(const torch::Tensor& t) { return undefined_thing; }\n",
+    )
+    .unwrap();
     let out = build(d, &["--build-dir", "b"], &broken);
     assert_eq!(out.status.code(), Some(1));
     let e = err(&out);
     assert!(e.starts_with("q7: error: Error compiling $DIR/my op $(x);.cpp: "), "{e}");
     assert!(e.contains("use of undeclared identifier 'undefined_thing'"), "{e}");
     let leftovers: Vec<_> = std::fs::read_dir(d.join("b")).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(!leftovers.iter().any(|f| f.to_string_lossy().ends_with(".o") || f.to_string_lossy().ends_with(".so")), "{leftovers:?}");
+    assert!(
+        !leftovers.iter().any(|f| f.to_string_lossy().ends_with(".o") || f.to_string_lossy().ends_with(".so")),
+        "{leftovers:?}"
+    );
     assert!(d.join("my op $(x);.cpp").exists(), "no shell ever ran the name");
 }
 
