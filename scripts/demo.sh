@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# The main job end to end: bootstrap, build q7, generate the LSPs, build the
-# fixture images with the open toolchain, and report their layout.
+# The main job end to end: bootstrap, build q7, build the relu example op for
+# one fat core and for eight cores with `q7 build` (open toolchain, packed like
+# xt-pkg-loadlib does), bind the eight images to their windows with
+# `q7 prelink`, and prove and show what was made with q7's own analysis tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/bootstrap.sh
 cargo build --quiet -p q7
-q7=target/debug/q7
-out=out/demo
+q7=$PWD/target/debug/q7
+out=$PWD/out/demo
 rm -rf "$out"
-"$q7" lsp --out "$out/lsp"
-Q7=$q7 fixtures/build.sh "$out/images"
-echo
-"$q7" layout "$out/images/prog_cpu3.so"
-echo
-"$q7" layout "$out"/images/prog_cpu{0..7}.so | sed -n '/^across/,$p'
+mkdir -p "$out"
+
+echo "== q7 build: examples/relu (single core) and examples/relu_multicore (8 cores)"
+(cd examples/relu && "$q7" build --build-dir "$out/relu")
+(cd examples/relu_multicore && "$q7" build --build-dir "$out/relu8")
+
+echo; echo "== q7 layout: the eight per-core images tile the 16 MiB aperture"
+"$q7" layout "$out"/relu8/librelu_cpu{0..7}.so | sed -n '/^across/,$p'
+
+echo; echo "== q7 inspect rebase-diff: one program re-linked at eight bases"
+"$q7" inspect rebase-diff "$out"/relu8/librelu_cpu{0..7}.stripped.so | tail -4
+
+echo; echo "== q7 prelink: UCPL images bound to each core window"
+"$q7" prelink "$out/relu8/librelu_cpu0.packed.so" --all-cores -o "$out/ucpl"
+"$q7" inspect ucpl "$out/ucpl/librelu.cpu5.ucpl" | head -12
+
+echo; echo "== q7 disasm: the op's entry"
+"$q7" disasm "$out/relu/librelu.so" | grep -A8 -m1 'relu_forward[A-Za-z0-9_]*>:' | head -9
