@@ -15,4 +15,4 @@ for manifest in fuzz/Cargo.toml crates/*/fuzz/Cargo.toml; do
   echo "fuzz: built $(dirname "$manifest")"
 done
 echo "== cargo test"
-cargo test --workspace
+cargo test --workspace --no-fail-fast
