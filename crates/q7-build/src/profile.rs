@@ -63,6 +63,23 @@ pub const DEFAULT_LICENSE: &str = "/opt/aws/neuron/gpsimd/tools/licenses/amzn_vq
 pub const VENDOR_COMPILER: &str = "xt-clang++";
 pub const VENDOR_PACKER: &str = "xt-pkg-loadlib";
 
+/// `LINK_OPT` of seed 000 §5 without the core flags: the part of `CC_OPT`
+/// that compile and link share, in the seed's order.
+const VENDOR_LINK_OPT: [&str; 9] = [
+    "-g",
+    "-std=c++14",
+    "-stdlib=libc++-e",
+    "-fno-jump-tables",
+    "-Os",
+    "-Wall",
+    "-Werror",
+    "-Wno-c99-designator",
+    "-mcoproc",
+];
+
+/// What `CC_OPT` adds for compiles (seed 000 §3), right after `LINK_OPT`'s part.
+const VENDOR_COMPILE_ONLY: [&str; 5] = ["-MMD", "-MP", "-fpic", "-mlongcalls", "-c"];
+
 /// The vendor environment knobs of seed 000 §2, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VendorSetup {
@@ -119,22 +136,7 @@ impl VendorSetup {
 
     /// `xt-clang++ CC_OPT <cflags> INC <includes> -o obj src` (seed 000 §3).
     pub fn compile(&self, cc: &Path, cflags: &[String], includes: &[PathBuf], obj: &Path, src: &Path) -> Command {
-        let mut c = Command::new(cc).args([
-            "-g",
-            "-std=c++14",
-            "-stdlib=libc++-e",
-            "-fno-jump-tables",
-            "-Os",
-            "-Wall",
-            "-Werror",
-            "-Wno-c99-designator",
-            "-mcoproc",
-            "-MMD",
-            "-MP",
-            "-fpic",
-            "-mlongcalls",
-            "-c",
-        ]);
+        let mut c = Command::new(cc).args(VENDOR_LINK_OPT).args(VENDOR_COMPILE_ONLY);
         c = c.args(self.core_flags()).args(cflags.iter()).args(self.includes());
         c = c.args(includes.iter().map(|p| flag_path("-I", p)));
         c = c.path_arg("-o", obj).arg(src.as_os_str());
@@ -146,17 +148,7 @@ impl VendorSetup {
     /// library order is a contract.
     pub fn link(&self, cc: &Path, window: Window, objs: &[PathBuf], lib: &Path) -> Command {
         let r = &self.neuron_root;
-        let mut c = Command::new(cc).args([
-            "-g",
-            "-std=c++14",
-            "-stdlib=libc++-e",
-            "-fno-jump-tables",
-            "-Os",
-            "-Wall",
-            "-Werror",
-            "-Wno-c99-designator",
-            "-mcoproc",
-        ]);
+        let mut c = Command::new(cc).args(VENDOR_LINK_OPT);
         c = c.args(self.core_flags()).args(self.includes()).path_arg("-o", lib);
         c = c.args(objs.iter().map(|o| o.as_os_str().to_owned()));
         c = c.arg(r.join("neuron/libneuroncustomop.a")).arg(r.join("c10/lib/libc10.a")).arg("-lloader");
