@@ -60,6 +60,20 @@ fn accessor_relu_single_core() {
     let packed = std::fs::read(b.join("librelu.packed.so")).unwrap();
     let stripped = std::fs::read(b.join("librelu.stripped.so")).unwrap();
     assert_eq!(q7_pack::embedded_image(&packed, "lib_func").unwrap(), &stripped[..]);
+    // GNU binutils read the packed object cleanly, and ld -r accepts it.
+    if let Some(readelf) =
+        peer("xtensa-lx106-elf-readelf", &["-a", "-W", b.join("librelu.packed.so").to_str().unwrap()])
+    {
+        assert!(readelf.status.success() && stderr(&readelf).trim().is_empty(), "{}", stderr(&readelf));
+        assert!(stdout(&readelf).contains(" GLOBAL DEFAULT    1 lib_func"), "{}", stdout(&readelf));
+        let relinked = dir.path().join("relinked.o");
+        let ld = peer(
+            "xtensa-lx106-elf-ld",
+            &["-r", b.join("librelu.packed.so").to_str().unwrap(), "-o", relinked.to_str().unwrap()],
+        )
+        .unwrap();
+        assert!(ld.status.success(), "{}", stderr(&ld));
+    }
     // The wrapper exports the dispatch trio and the thunk.
     let nm = peer("xtensa-lx106-elf-nm", &[b.join("librelu.so").to_str().unwrap()]);
     if let Some(nm) = nm {
