@@ -11,6 +11,8 @@ use crate::memmap::{Window, WINDOW_BASE};
 
 mod text;
 pub use text::{write_layout, write_set};
+mod svg;
+pub use svg::write_svg;
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Layout {

@@ -17,6 +17,11 @@ pub struct Args {
     /// Print the same content as JSON.
     #[arg(long)]
     json: bool,
+    /// Draw the core windows with each image's segments, .bss and headroom
+    /// to scale (and magnified to show sections) as an SVG file, instead of
+    /// printing the text report.
+    #[arg(long, value_name = "OUT.svg")]
+    svg: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -43,6 +48,33 @@ pub fn run(args: Args) -> Result<()> {
     let layouts: Vec<Layout> = images.iter().map(|i| i.layout.clone()).collect();
     let set = (images.len() > 1).then(|| SetFacts::of(&layouts));
     let report = Report { images, set };
+    if let Some(out) = &args.svg {
+        let named: Vec<(String, &Layout)> = report
+            .images
+            .iter()
+            .map(|i| {
+                (
+                    std::path::Path::new(&i.path)
+                        .file_name()
+                        .map_or(i.path.clone(), |n| n.to_string_lossy().into_owned()),
+                    &i.layout,
+                )
+            })
+            .collect();
+        let named: Vec<(&str, &Layout)> = named.iter().map(|(n, l)| (n.as_str(), *l)).collect();
+        let mut svg = Vec::new();
+        layout::write_svg(&mut svg, &named)?;
+        crate::io::write_output(out, &svg)?;
+        eprintln!(
+            "q7 layout: wrote {} ({} image{})",
+            out.display(),
+            named.len(),
+            if named.len() == 1 { "" } else { "s" }
+        );
+        if !args.json {
+            return Ok(());
+        }
+    }
     if args.json {
         return crate::io::print_json(&report);
     }
