@@ -8,6 +8,7 @@ mod lsp;
 mod oracle;
 mod pack;
 mod prelink;
+mod run;
 mod strip;
 
 use anyhow::Result;
@@ -38,6 +39,7 @@ enum Command {
     OracleWorker(oracle::WorkerArgs),
     Pack(pack::Args),
     Prelink(prelink::Args),
+    Run(run::Args),
     Strip(strip::Args),
 }
 
@@ -52,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::OracleWorker(a) => oracle::run_worker(a),
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
+        Command::Run(a) => run::run(a),
         Command::Strip(a) => strip::run(a),
     }
 }

@@ -1,0 +1,96 @@
+//! Bare-metal programs on a single core laid out like QEMU's `-M sim`
+//! machine for a sample core: the ELF's segments are loaded where they are
+//! linked and the core starts at the reset vector, exactly as
+//! `qemu-system-xtensa -M sim -cpu <core> -semihosting -kernel prog.elf`
+//! does. This is what the differential tests compare against QEMU.
+
+use crate::config::CoreConfig;
+use crate::machine::{CoreState, Machine, RunEnd, RunLimits};
+use crate::mem::{Memory, Perms, RegionKind};
+use crate::output::OutputMode;
+use crate::SimError;
+
+/// A QEMU sample board: the core and where its memories and reset are.
+#[derive(Clone, Debug)]
+pub struct Board {
+    pub core: CoreConfig,
+    pub ram: (u32, u32),
+    pub rom: (u32, u32),
+    pub reset: u32,
+}
+
+impl Board {
+    /// `-cpu de212`: system ROM at 0x50000000 (the reset vector), RAM at
+    /// 0x60000000 where VECBASE points.
+    pub fn de212() -> Board {
+        Board {
+            core: CoreConfig::de212(),
+            ram: (0x6000_0000, 0x0400_0000),
+            rom: (0x5000_0000, 0x1_0000),
+            reset: 0x5000_0000,
+        }
+    }
+
+    /// `-cpu de233_fpu`: RAM from 0 (VECBASE 0x2000), reset in the system
+    /// ROM at 0xfe000000.
+    pub fn de233_fpu() -> Board {
+        Board { core: CoreConfig::de233_fpu(), ram: (0, 0x0800_0000), rom: (0xfe00_0000, 0x1_0000), reset: 0xfe00_0000 }
+    }
+}
+
+/// What a bare run produced.
+#[derive(Debug)]
+pub struct BareRun {
+    pub end: RunEnd,
+    /// The status passed to SYS_exit, when the program exited.
+    pub exit_code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub insns: u64,
+    pub cycles: u64,
+    /// Why the core stopped, when it did not exit.
+    pub stop: Option<crate::core::Stop>,
+}
+
+/// Builds the board's memory and loads `elf` into it.
+pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
+    let mut mem = Memory::new(1);
+    mem.add_region("rom", RegionKind::Rom, board.rom.0, board.rom.1, Perms::RWX, None);
+    mem.add_region("ram", RegionKind::Ram, board.ram.0, board.ram.1, Perms::RWX, None);
+    let file = q7_elf::ElfFile::parse(elf).map_err(|e| SimError::Image(e.to_string()))?;
+    for seg in file.load_segments() {
+        if seg.filesz == 0 {
+            continue;
+        }
+        let bytes = elf
+            .get(seg.offset as usize..(seg.offset as usize).saturating_add(seg.filesz as usize))
+            .ok_or_else(|| SimError::Image(format!("segment at {:#x} runs past the end of the file", seg.vaddr)))?;
+        mem.host_write(seg.vaddr, bytes).map_err(SimError::Image)?;
+    }
+    let output = OutputMode { prefix: false, stream: false };
+    let mut machine = Machine::new(mem, &board.core, 1, output);
+    machine.cores[0].cpu.pc = board.reset;
+    Ok(machine)
+}
+
+/// Loads and runs `elf` to completion.
+pub fn run(board: &Board, elf: &[u8], limits: RunLimits) -> Result<BareRun, SimError> {
+    let mut machine = load(board, elf)?;
+    machine.limits = limits;
+    let end = machine.run();
+    let (exit_code, stop) = match &machine.states[0] {
+        CoreState::Exited(code) => (Some(*code), None),
+        CoreState::Stopped(stop) => (None, Some(stop.clone())),
+        CoreState::Running | CoreState::Halted => (None, None),
+    };
+    let cpu = &machine.cores[0].cpu;
+    Ok(BareRun {
+        end,
+        exit_code,
+        insns: cpu.insns,
+        cycles: cpu.cycles,
+        stop,
+        stdout: std::mem::take(&mut machine.output.stdout),
+        stderr: std::mem::take(&mut machine.output.stderr),
+    })
+}

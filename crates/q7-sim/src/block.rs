@@ -1,0 +1,201 @@
+//! Basic blocks of pre-decoded ops and the per-core cache that holds them.
+//!
+//! A block is decoded once, on first execution of its start address, and
+//! runs straight through to its last op, which is usually a control transfer
+//! (see [`Op::ends_block`]). The cache is keyed by start address: a small
+//! direct-mapped front array, then a hash map. When a store hits decoded
+//! bytes, memory bumps its code epoch and every cache flushes on its next
+//! lookup (self-modifying code is rare; correctness is what matters).
+//!
+//! A block is the unit a translating back end would compile: its ops are
+//! final (registers, immediates and targets resolved), it has one entry, and
+//! its cost and window needs are precomputed.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use q7_isa::{decode, DecodeError};
+
+use crate::core::pure::{self, PureOp};
+use crate::core::{Cpu, Stop};
+use crate::mem::Memory;
+use crate::ops::{translate, Kind, Op};
+
+/// Longest block, in instructions.
+const MAX_OPS: usize = 64;
+const FRONT_SIZE: usize = 4096;
+
+pub struct Block {
+    pub start: u32,
+    /// Address after the last op.
+    pub end: u32,
+    pub ops: Box<[Op]>,
+    /// Highest window frame any op names (see [`Op::frame`]).
+    pub max_frame: u8,
+    /// Cycles of all ops, before taken-branch penalties.
+    pub cycles: u64,
+    /// No op ends the block early (its last op is not a control transfer),
+    /// so repeated execution is a plain loop.
+    pub straight: bool,
+    /// The block again, when every op only computes on address registers
+    /// (see [`pure`]): the form loop bodies run in.
+    pub pure: Option<Box<[PureOp]>>,
+}
+
+/// Fibonacci hashing of a 32-bit pc: enough for a map of block starts.
+#[derive(Default)]
+pub struct PcHasher(u64);
+
+impl Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+pub struct BlockCache {
+    blocks: Vec<Block>,
+    index: HashMap<u32, u32, BuildHasherDefault<PcHasher>>,
+    /// (start pc, block index + 1); 0 = empty slot.
+    front: Box<[(u32, u32)]>,
+    epoch: u64,
+    /// Blocks decoded since creation (statistics).
+    pub built: u64,
+}
+
+impl Default for BlockCache {
+    fn default() -> Self {
+        BlockCache::new()
+    }
+}
+
+impl BlockCache {
+    pub fn new() -> BlockCache {
+        BlockCache {
+            blocks: Vec::new(),
+            index: HashMap::default(),
+            front: vec![(0, 0); FRONT_SIZE].into_boxed_slice(),
+            epoch: 0,
+            built: 0,
+        }
+    }
+
+    fn flush(&mut self) {
+        self.blocks.clear();
+        self.index.clear();
+        self.front.fill((0, 0));
+    }
+
+    /// The block starting at the cpu's pc, decoding it if needed.
+    #[inline]
+    pub fn get_or_build(&mut self, cpu: &Cpu, mem: &mut Memory) -> Result<&Block, Stop> {
+        if self.epoch != mem.code_epoch {
+            self.flush();
+            self.epoch = mem.code_epoch;
+        }
+        let pc = cpu.pc;
+        let slot = (pc as usize >> 1) & (FRONT_SIZE - 1);
+        let (tag, entry) = self.front[slot];
+        if entry != 0 && tag == pc {
+            return Ok(&self.blocks[entry as usize - 1]);
+        }
+        let index = match self.index.get(&pc) {
+            Some(&i) => i,
+            None => {
+                let block = build(cpu, mem)?;
+                mem.mark_code(block.start, block.end);
+                self.built += 1;
+                self.blocks.push(block);
+                let i = (self.blocks.len() - 1) as u32;
+                self.index.insert(pc, i);
+                i
+            }
+        };
+        self.front[slot] = (pc, index + 1);
+        Ok(&self.blocks[index as usize])
+    }
+}
+
+/// Decodes the block at the cpu's pc.
+fn build(cpu: &Cpu, mem: &Memory) -> Result<Block, Stop> {
+    let start = cpu.pc;
+    let mut ops: Vec<Op> = Vec::new();
+    let mut pc = start;
+    loop {
+        let mut buf = [0u8; 3];
+        let n = match mem.fetch(cpu.id, pc, &mut buf) {
+            Ok(n) => n,
+            Err(fault) if ops.is_empty() => {
+                return Err(Stop::Memory { pc, fault, explanation: mem.explain_fault(cpu.id, &fault) })
+            }
+            Err(_) => break,
+        };
+        match decode(&buf[..n], pc, &cpu.config.isa) {
+            Ok(insn) => {
+                let op = translate(&insn);
+                ops.push(op);
+                pc = op.next_pc();
+                // Ending at the current loop end lets a loop body be one
+                // block; a LEND set later is handled when executing.
+                if op.ends_block() || ops.len() >= MAX_OPS || pc == cpu.lend {
+                    break;
+                }
+            }
+            Err(err) if ops.is_empty() => {
+                ops.push(undecodable(pc, &buf[..n], err));
+                pc = pc.wrapping_add(u32::from(ops[0].len));
+                break;
+            }
+            // Decode the bad bytes as their own block, when reached.
+            Err(_) => break,
+        }
+    }
+    let max_frame = ops.iter().map(|op| op.frame).max().unwrap_or(0);
+    let cycles = ops.iter().map(|op| u64::from(op.cycles)).sum();
+    let straight = ops.iter().all(|op| !op.ends_block());
+    let pure = ops.iter().map(pure::lower).collect::<Option<Box<[PureOp]>>>();
+    Ok(Block { start, end: pc, ops: ops.into_boxed_slice(), max_frame, cycles, straight, pure })
+}
+
+/// An op standing for bytes that do not decode; executing it reports them.
+fn undecodable(pc: u32, bytes: &[u8], err: DecodeError) -> Op {
+    let len = err.covered_len().unwrap_or(1).clamp(1, 3).min(bytes.len().max(1) as u8);
+    let word = bytes.iter().take(usize::from(len)).rev().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+    // The decode error's text travels in the reason table below.
+    let reason = match err {
+        DecodeError::Bundle { .. } => 1,
+        DecodeError::Truncated { .. } | DecodeError::Empty => 2,
+        DecodeError::Reserved { .. } => 3,
+        DecodeError::Unknown { .. } => 0,
+    };
+    Op {
+        kind: Kind::Undecodable,
+        a: reason,
+        b: 0,
+        c: 0,
+        frame: 0,
+        len,
+        cycles: 1,
+        imm: word,
+        target: 0,
+        pc,
+        opcode: q7_isa::Opcode::Ill,
+    }
+}
+
+/// Why an [`Kind::Undecodable`] op's bytes are not an instruction.
+pub fn undecodable_reason(code: u8) -> &'static str {
+    match code {
+        1 => "a FLIX bundle (op0 0xe/0xf), which the scalar simulator does not model",
+        2 => "the instruction runs past the end of executable memory",
+        3 => "a density opcode on a core without the density option",
+        _ => "not an instruction of this core configuration",
+    }
+}

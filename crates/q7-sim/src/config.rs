@@ -1,0 +1,113 @@
+//! Core configurations: which options a simulated core implements, where its
+//! exception vectors are and what state it starts in.
+//!
+//! Two families matter: the Vision-Q7 scalar core that runs q7's op images
+//! ([`CoreConfig::vision_q7`]) and QEMU's `de212` / `de233_fpu` sample cores,
+//! which the differential tests mirror so the same program gives the same
+//! output under both simulators.
+
+use q7_isa::{Feature, IsaOptions};
+
+/// Offsets of the XEA2 exception vectors from VECBASE (identical on every
+/// configuration this simulator models; the window vectors are fixed by the
+/// windowed-register option).
+pub mod vector {
+    pub const WINDOW_OVERFLOW4: u32 = 0x000;
+    pub const WINDOW_UNDERFLOW4: u32 = 0x040;
+    pub const WINDOW_OVERFLOW8: u32 = 0x080;
+    pub const WINDOW_UNDERFLOW8: u32 = 0x0c0;
+    pub const WINDOW_OVERFLOW12: u32 = 0x100;
+    pub const WINDOW_UNDERFLOW12: u32 = 0x140;
+    pub const KERNEL: u32 = 0x300;
+    pub const USER: u32 = 0x340;
+    pub const DOUBLE: u32 = 0x3c0;
+}
+
+/// Who handles exceptions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExceptionModel {
+    /// The program brings its own vectors at VECBASE (bare-metal test
+    /// programs, QEMU parity): every exception vectors there.
+    ProgramVectors,
+    /// q7 op images carry no vectors. Window overflow/underflow vector to the
+    /// simulator's built-in firmware block ([`crate::firmware`]); `movsp`'s
+    /// Alloca exception is serviced natively; every other exception stops the
+    /// core with a report, since there is no handler to run.
+    Firmware,
+}
+
+/// Everything the ISS needs to know about one core.
+#[derive(Clone, Debug)]
+pub struct CoreConfig {
+    /// Short name for reports (`vision-q7`, `de212`).
+    pub name: &'static str,
+    pub isa: IsaOptions,
+    /// Physical address registers: 32 or 64.
+    pub nareg: u32,
+    /// VECBASE after reset.
+    pub vecbase: u32,
+    /// PS after reset.
+    pub reset_ps: u32,
+    pub exceptions: ExceptionModel,
+    /// Unaligned loads and stores raise LoadStoreAlignment (else the low
+    /// address bits are ignored, as the ISA allows without the option).
+    pub unaligned_exception: bool,
+}
+
+impl CoreConfig {
+    /// The scalar side of a Vision-Q7 GPSIMD core as q7's op images use it:
+    /// the q7-isa Vision-Q7 options, 64 physical registers, vectors at iram0
+    /// (0x0) served by the built-in firmware, and the start-up state of
+    /// sdk/ABI.md (PS.WOE = 1, PS.UM = 1, EXCM = 0, INTLEVEL = 0).
+    pub fn vision_q7() -> CoreConfig {
+        CoreConfig {
+            name: "vision-q7",
+            isa: IsaOptions::vision_q7(),
+            nareg: 64,
+            vecbase: q7_image::memmap::VECTORS_BASE,
+            reset_ps: crate::core::ps::WOE | crate::core::ps::UM,
+            exceptions: ExceptionModel::Firmware,
+            unaligned_exception: true,
+        }
+    }
+
+    /// QEMU's `de212` sample core: windowed with 32 physical registers, no
+    /// FPU, no booleans, no MUL32HIGH, VECBASE 0x60000000, reset PS 0x1f.
+    pub fn de212() -> CoreConfig {
+        let isa = IsaOptions::vision_q7()
+            .without(Feature::SingleFloat)
+            .without(Feature::Boolean)
+            .without(Feature::Mul32High)
+            .without(Feature::ThreadPtr)
+            .without(Feature::Coprocessor)
+            .with(Feature::Mac16);
+        CoreConfig {
+            name: "de212",
+            isa,
+            nareg: 32,
+            vecbase: 0x6000_0000,
+            reset_ps: 0x1f,
+            exceptions: ExceptionModel::ProgramVectors,
+            unaligned_exception: true,
+        }
+    }
+
+    /// QEMU's `de233_fpu` sample core: like de212 plus the LX7 FPU
+    /// (coprocessor 0, with the post-increment load/store forms), booleans and
+    /// THREADPTR; RAM and vectors low (VECBASE 0x2000).
+    pub fn de233_fpu() -> CoreConfig {
+        CoreConfig {
+            name: "de233_fpu",
+            isa: IsaOptions::vision_q7().without(Feature::Mul32High).with(Feature::Mac16),
+            nareg: 32,
+            vecbase: 0x2000,
+            reset_ps: 0x1f,
+            exceptions: ExceptionModel::ProgramVectors,
+            unaligned_exception: true,
+        }
+    }
+
+    pub fn has(&self, feature: Feature) -> bool {
+        self.isa.has(feature)
+    }
+}

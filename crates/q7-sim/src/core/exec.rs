@@ -1,0 +1,700 @@
+//! The interpreter: runs one cached block of ops against a [`Cpu`].
+//!
+//! Per block, before any op runs, two things are settled so the op loop
+//! itself carries no per-instruction checks: a zero-overhead loop end that
+//! falls inside the block cuts it there, and the window overflow check is
+//! resolved for the whole block (no op inside a block rotates the window, so
+//! the first op naming a frame that is not free is where overflow happens).
+
+use crate::block::{undecodable_reason, Block};
+use crate::core::exception::cause;
+use crate::core::{ps, Cpu, Event, Stop};
+use crate::cost::TAKEN_BRANCH;
+use crate::mem::Memory;
+use crate::ops::{Kind, Op};
+
+/// How an op left the straight path.
+pub(crate) enum Trap {
+    /// The pc is already redirected (an exception vectored, a window
+    /// exception was raised): retire nothing more, continue from `Cpu::pc`.
+    Redirect,
+    /// The op was a `simcall`: retire it and hand over to the machine.
+    Simcall,
+    Stop(Stop),
+}
+
+impl From<Stop> for Trap {
+    fn from(stop: Stop) -> Trap {
+        Trap::Stop(stop)
+    }
+}
+
+type Step = Result<(), Trap>;
+
+impl Cpu {
+    /// Executes `block` from its start, and when it is a whole
+    /// zero-overhead loop body, up to `budget` instructions of further
+    /// iterations. `Err` carries an event for the machine.
+    #[inline]
+    pub(crate) fn exec_block(&mut self, mem: &mut Memory, block: &Block, budget: u64) -> Result<(), Event> {
+        let ops = &block.ops[..];
+        if block.start == self.lbeg
+            && block.end == self.lend
+            && self.lcount > 0
+            && block.straight
+            && self.loop_body(mem, block, budget)?
+        {
+            return Ok(());
+        }
+        let mut n = ops.len();
+        let mut full = true;
+        // start < LEND < end: the loop body ends inside this block.
+        if self.lend.wrapping_sub(block.start).wrapping_sub(1) < block.end.wrapping_sub(block.start).wrapping_sub(1) {
+            if let Some(i) = ops.iter().position(|op| op.next_pc() == self.lend) {
+                n = i + 1;
+                full = false;
+            }
+        }
+        let mut overflow_at = None;
+        if self.overflows(block.max_frame) {
+            if let Some(i) = ops[..n].iter().position(|op| self.overflows(op.frame)) {
+                n = i;
+                full = false;
+                overflow_at = Some(i);
+            }
+        }
+        self.taken = false;
+        self.next_pc = match n {
+            0 => block.start,
+            _ => ops[n - 1].next_pc(),
+        };
+        for (i, op) in ops[..n].iter().enumerate() {
+            if let Err(trap) = self.step(mem, op) {
+                return self.trap(ops, i, trap);
+            }
+        }
+        self.insns += n as u64;
+        self.cycles += if full { block.cycles } else { ops[..n].iter().map(|op| u64::from(op.cycles)).sum() };
+        if let Some(i) = overflow_at {
+            self.exceptions += 1;
+            self.window_overflow(ops[i].pc);
+            return Ok(());
+        }
+        self.advance();
+        Ok(())
+    }
+
+    /// Runs whole iterations of a loop body that is exactly `block` (no
+    /// control transfers inside, LBEG..LEND): the loop-back needs no checks
+    /// between iterations, only LCOUNT. Leaves the last iteration (LCOUNT
+    /// = 0 afterwards, or budget reached) to the normal path.
+    ///
+    /// Returns true when the pc left the loop (an exception vectored) or the
+    /// block's bytes were overwritten: the caller must not run it again.
+    fn loop_body(&mut self, mem: &mut Memory, block: &Block, budget: u64) -> Result<bool, Event> {
+        let ops = &block.ops[..];
+        let n = ops.len() as u64;
+        if self.ps & ps::EXCM != 0 || self.overflows(block.max_frame) || n == 0 {
+            return Ok(false);
+        }
+        let iterations = u64::from(self.lcount).min(budget / n);
+        if let Some(pure) = &block.pure {
+            // Registers only: no op can trap, so run on a local copy.
+            let mut regs = self.ar;
+            super::pure::run(pure, &mut regs, self.sar, iterations);
+            self.ar = regs;
+            self.retire_iterations(block, iterations);
+            return Ok(false);
+        }
+        let epoch = mem.code_epoch;
+        for done in 0..iterations {
+            for (i, op) in ops.iter().enumerate() {
+                if let Err(trap) = self.step(mem, op) {
+                    self.retire_iterations(block, done);
+                    return self.trap(ops, i, trap).map(|()| true);
+                }
+            }
+            if mem.code_epoch != epoch {
+                // The body rewrote code: stop at the iteration boundary (the
+                // pc is LBEG) and let the cache decode afresh.
+                self.retire_iterations(block, done + 1);
+                return Ok(true);
+            }
+        }
+        self.retire_iterations(block, iterations);
+        Ok(false)
+    }
+
+    fn retire_iterations(&mut self, block: &Block, iterations: u64) {
+        self.lcount -= iterations as u32;
+        self.insns += iterations * block.ops.len() as u64;
+        self.cycles += iterations * block.cycles;
+    }
+
+    /// Like [`Cpu::exec_block`], one op at a time, printing each to stderr.
+    pub(crate) fn exec_block_traced(&mut self, mem: &mut Memory, block: &Block) -> Result<(), Event> {
+        let pc = self.pc;
+        let Some(i) = block.ops.iter().position(|op| op.pc == pc) else {
+            return self.exec_block(mem, block, 0);
+        };
+        let op = block.ops[i];
+        let mut bytes = [0u8; 3];
+        let text = match mem.fetch(self.id, op.pc, &mut bytes) {
+            Ok(n) => q7_isa::decode(&bytes[..n], op.pc, &self.config.isa)
+                .map_or_else(|_| op.opcode.mnemonic().to_string(), |insn| insn.to_string().replace('\t', " ")),
+            Err(_) => op.opcode.mnemonic().to_string(),
+        };
+        eprintln!("core {} {:#010x}: {text}", self.id, op.pc);
+        if self.overflows(op.frame) {
+            self.exceptions += 1;
+            self.window_overflow(op.pc);
+            return Ok(());
+        }
+        self.taken = false;
+        self.next_pc = op.next_pc();
+        if let Err(trap) = self.step(mem, &op) {
+            return self.trap(std::slice::from_ref(&op), 0, trap);
+        }
+        self.insns += 1;
+        self.cycles += u64::from(op.cycles);
+        self.advance();
+        Ok(())
+    }
+
+    /// Moves to the next pc, applying the zero-overhead loop-back when the
+    /// sequential path reaches LEND.
+    #[inline(always)]
+    fn advance(&mut self) {
+        let mut next = self.next_pc;
+        if self.taken {
+            self.cycles += TAKEN_BRANCH;
+        } else if next == self.lend && self.lcount != 0 && self.ps & ps::EXCM == 0 {
+            self.lcount -= 1;
+            next = self.lbeg;
+        }
+        self.pc = next;
+    }
+
+    /// Ends a block early at op `i`, which trapped.
+    #[cold]
+    fn trap(&mut self, ops: &[Op], i: usize, trap: Trap) -> Result<(), Event> {
+        self.insns += i as u64;
+        self.cycles += ops[..i].iter().map(|op| u64::from(op.cycles)).sum::<u64>();
+        match trap {
+            Trap::Redirect => {
+                self.exceptions += 1;
+                Ok(())
+            }
+            Trap::Simcall => {
+                self.insns += 1;
+                self.cycles += u64::from(ops[i].cycles);
+                self.taken = false;
+                self.next_pc = ops[i].next_pc();
+                self.advance();
+                Err(Event::Simcall)
+            }
+            Trap::Stop(stop) => {
+                self.pc = ops[i].pc;
+                Err(Event::Stopped(stop))
+            }
+        }
+    }
+
+    /// Raises exception `exc` for the op: vectors (Redirect) or stops.
+    #[cold]
+    fn exception(&mut self, op: &Op, exc: u32, vaddr: Option<u32>, report: Stop) -> Trap {
+        match self.raise(op.pc, exc, vaddr, report) {
+            Ok(()) => Trap::Redirect,
+            Err(stop) => Trap::Stop(stop),
+        }
+    }
+
+    #[cold]
+    fn unaligned(&mut self, op: &Op, addr: u32, size: u8, store: bool) -> Trap {
+        let report = Stop::Unaligned { pc: op.pc, addr, size, store };
+        self.exception(op, cause::LOAD_STORE_ALIGNMENT, Some(addr), report)
+    }
+
+    #[cold]
+    fn mem_fault(&mut self, mem: &Memory, op: &Op, fault: crate::mem::MemFault) -> Trap {
+        let explanation = mem.explain_fault(self.id, &fault);
+        Trap::Stop(Stop::Memory { pc: op.pc, fault, explanation })
+    }
+
+    #[inline(always)]
+    fn aligned(&self, addr: u32, size: u32) -> u32 {
+        // Without the unaligned-exception option the low bits are ignored.
+        if self.config.unaligned_exception {
+            addr
+        } else {
+            addr & !(size - 1)
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn load32(&mut self, mem: &mut Memory, op: &Op, addr: u32) -> Result<u32, Trap> {
+        let addr = self.aligned(addr, 4);
+        if addr & 3 != 0 {
+            return Err(self.unaligned(op, addr, 4, false));
+        }
+        match mem.load::<4>(self.id, op.pc, addr) {
+            Ok(b) => Ok(u32::from_le_bytes(b)),
+            Err(f) => Err(self.mem_fault(mem, op, f)),
+        }
+    }
+
+    #[inline(always)]
+    fn load16(&mut self, mem: &mut Memory, op: &Op, addr: u32) -> Result<u16, Trap> {
+        let addr = self.aligned(addr, 2);
+        if addr & 1 != 0 {
+            return Err(self.unaligned(op, addr, 2, false));
+        }
+        match mem.load::<2>(self.id, op.pc, addr) {
+            Ok(b) => Ok(u16::from_le_bytes(b)),
+            Err(f) => Err(self.mem_fault(mem, op, f)),
+        }
+    }
+
+    #[inline(always)]
+    fn load8(&mut self, mem: &mut Memory, op: &Op, addr: u32) -> Result<u8, Trap> {
+        match mem.load::<1>(self.id, op.pc, addr) {
+            Ok(b) => Ok(b[0]),
+            Err(f) => Err(self.mem_fault(mem, op, f)),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn store32(&mut self, mem: &mut Memory, op: &Op, addr: u32, value: u32) -> Step {
+        let addr = self.aligned(addr, 4);
+        if addr & 3 != 0 {
+            return Err(self.unaligned(op, addr, 4, true));
+        }
+        mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
+    }
+
+    #[inline(always)]
+    fn store16(&mut self, mem: &mut Memory, op: &Op, addr: u32, value: u16) -> Step {
+        let addr = self.aligned(addr, 2);
+        if addr & 1 != 0 {
+            return Err(self.unaligned(op, addr, 2, true));
+        }
+        mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
+    }
+
+    #[inline(always)]
+    fn store8(&mut self, mem: &mut Memory, op: &Op, addr: u32, value: u8) -> Step {
+        mem.store(self.id, op.pc, addr, [value]).map_err(|f| self.mem_fault(mem, op, f))
+    }
+
+    #[inline(always)]
+    fn jump(&mut self, target: u32) {
+        self.next_pc = target;
+        self.taken = true;
+    }
+
+    /// The return-address word of a windowed call with increment `n`.
+    #[inline(always)]
+    fn windowed_call(&mut self, op: &Op, target: u32) {
+        let n = op.imm;
+        self.ar[usize::from(op.a & 15)] = n << 30 | (op.next_pc() & 0x3fff_ffff);
+        self.ps = (self.ps & !ps::CALLINC_MASK) | n << ps::CALLINC_SHIFT;
+        self.jump(target);
+    }
+
+    /// Executes one op. Straight-line ops touch only registers and memory;
+    /// control ops set `next_pc`/`taken`.
+    #[inline(always)]
+    fn step(&mut self, mem: &mut Memory, op: &Op) -> Step {
+        // Assigns fields directly: `r` (a borrow of `self.ar`) may be live.
+        macro_rules! branch_if {
+            ($cond:expr) => {{
+                if $cond {
+                    self.next_pc = op.target;
+                    self.taken = true;
+                }
+            }};
+        }
+        let a = usize::from(op.a & 15);
+        let b = usize::from(op.b & 15);
+        let c = usize::from(op.c & 15);
+        let r = &mut self.ar;
+        match op.kind {
+            Kind::Add => r[a] = r[b].wrapping_add(r[c]),
+            Kind::Addx2 => r[a] = (r[b] << 1).wrapping_add(r[c]),
+            Kind::Addx4 => r[a] = (r[b] << 2).wrapping_add(r[c]),
+            Kind::Addx8 => r[a] = (r[b] << 3).wrapping_add(r[c]),
+            Kind::Sub => r[a] = r[b].wrapping_sub(r[c]),
+            Kind::Subx2 => r[a] = (r[b] << 1).wrapping_sub(r[c]),
+            Kind::Subx4 => r[a] = (r[b] << 2).wrapping_sub(r[c]),
+            Kind::Subx8 => r[a] = (r[b] << 3).wrapping_sub(r[c]),
+            Kind::And => r[a] = r[b] & r[c],
+            Kind::Or => r[a] = r[b] | r[c],
+            Kind::Xor => r[a] = r[b] ^ r[c],
+            Kind::Mull => r[a] = r[b].wrapping_mul(r[c]),
+            Kind::Mul16u => r[a] = (r[b] & 0xffff) * (r[c] & 0xffff),
+            Kind::Mul16s => r[a] = (i32::from(r[b] as i16) * i32::from(r[c] as i16)) as u32,
+            Kind::Mulsh => r[a] = ((i64::from(r[b] as i32) * i64::from(r[c] as i32)) >> 32) as u32,
+            Kind::Muluh => r[a] = ((u64::from(r[b]) * u64::from(r[c])) >> 32) as u32,
+            Kind::Quos | Kind::Quou | Kind::Rems | Kind::Remu => {
+                let (x, y) = (r[b], r[c]);
+                if y == 0 {
+                    let report = Stop::DivideByZero { pc: op.pc };
+                    return Err(self.exception(op, cause::INTEGER_DIVIDE_BY_ZERO, None, report));
+                }
+                r[a] = match op.kind {
+                    Kind::Quos => (x as i32).wrapping_div(y as i32) as u32,
+                    Kind::Quou => x / y,
+                    Kind::Rems => (x as i32).wrapping_rem(y as i32) as u32,
+                    _ => x % y,
+                };
+            }
+            Kind::Min => r[a] = (r[b] as i32).min(r[c] as i32) as u32,
+            Kind::Max => r[a] = (r[b] as i32).max(r[c] as i32) as u32,
+            Kind::Minu => r[a] = r[b].min(r[c]),
+            Kind::Maxu => r[a] = r[b].max(r[c]),
+            Kind::Moveqz => {
+                if r[c] == 0 {
+                    r[a] = r[b]
+                }
+            }
+            Kind::Movnez => {
+                if r[c] != 0 {
+                    r[a] = r[b]
+                }
+            }
+            Kind::Movltz => {
+                if (r[c] as i32) < 0 {
+                    r[a] = r[b]
+                }
+            }
+            Kind::Movgez => {
+                if (r[c] as i32) >= 0 {
+                    r[a] = r[b]
+                }
+            }
+            // The funnel shifter: (high:low) >> SAR, low 32 bits.
+            Kind::Src => r[a] = ((u64::from(r[b]) << 32 | u64::from(r[c])) >> self.sar) as u32,
+            Kind::Sll => r[a] = ((u64::from(r[b]) << 32) >> self.sar) as u32,
+            Kind::Srl => r[a] = (u64::from(r[b]) >> self.sar) as u32,
+            Kind::Sra => r[a] = (i64::from(r[b] as i32) >> self.sar) as u32,
+            Kind::Neg => r[a] = r[b].wrapping_neg(),
+            Kind::Abs => r[a] = (r[b] as i32).unsigned_abs(),
+            Kind::Mov => r[a] = r[b],
+            Kind::Nsa => {
+                let x = r[b] as i32;
+                let x = if x < 0 { !x } else { x };
+                r[a] = if x == 0 { 31 } else { x.leading_zeros() - 1 };
+            }
+            Kind::Nsau => r[a] = r[b].leading_zeros(),
+            Kind::Addi => r[a] = r[b].wrapping_add(op.imm),
+            Kind::Slli => r[a] = (u64::from(r[b]) << op.imm) as u32,
+            Kind::Srai => r[a] = ((r[b] as i32) >> op.imm) as u32,
+            Kind::Srli => r[a] = r[b] >> op.imm,
+            Kind::Extui => {
+                let shift = op.imm & 0xff;
+                let width = op.imm >> 8;
+                r[a] = (r[b] >> shift) & (u32::MAX >> (32 - width));
+            }
+            Kind::Sext => {
+                let drop = 31 - op.imm;
+                r[a] = (((r[b] << drop) as i32) >> drop) as u32;
+            }
+            Kind::Clamps => {
+                let limit = 1i32 << op.imm;
+                r[a] = (r[b] as i32).clamp(-limit, limit - 1) as u32;
+            }
+            Kind::Movi => r[a] = op.imm,
+            Kind::Ssr => self.sar = r[b] & 31,
+            Kind::Ssl => self.sar = 32 - (r[b] & 31),
+            Kind::Ssa8l => self.sar = (r[b] & 3) * 8,
+            Kind::Ssa8b => self.sar = 32 - (r[b] & 3) * 8,
+            Kind::Ssai => self.sar = op.imm,
+            Kind::L8ui => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.ar[a] = u32::from(self.load8(mem, op, addr)?);
+            }
+            Kind::L16ui => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.ar[a] = u32::from(self.load16(mem, op, addr)?);
+            }
+            Kind::L16si => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.ar[a] = self.load16(mem, op, addr)? as i16 as i32 as u32;
+            }
+            Kind::L32i | Kind::L32e => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.ar[a] = self.load32(mem, op, addr)?;
+            }
+            Kind::L32r => self.ar[a] = self.load32(mem, op, op.target)?,
+            Kind::S8i => {
+                let (addr, value) = (r[b].wrapping_add(op.imm), r[a] as u8);
+                self.store8(mem, op, addr, value)?;
+            }
+            Kind::S16i => {
+                let (addr, value) = (r[b].wrapping_add(op.imm), r[a] as u16);
+                self.store16(mem, op, addr, value)?;
+            }
+            Kind::S32i | Kind::S32e => {
+                let (addr, value) = (r[b].wrapping_add(op.imm), r[a]);
+                self.store32(mem, op, addr, value)?;
+            }
+            Kind::S32c1i => {
+                let addr = r[b].wrapping_add(op.imm);
+                let old = self.load32(mem, op, addr)?;
+                if old == self.scompare1 {
+                    let value = self.ar[a];
+                    self.store32(mem, op, addr, value)?;
+                }
+                self.ar[a] = old;
+            }
+            Kind::Beq => branch_if!(r[b] == r[c]),
+            Kind::Bne => branch_if!(r[b] != r[c]),
+            Kind::Blt => branch_if!((r[b] as i32) < (r[c] as i32)),
+            Kind::Bge => branch_if!((r[b] as i32) >= (r[c] as i32)),
+            Kind::Bltu => branch_if!(r[b] < r[c]),
+            Kind::Bgeu => branch_if!(r[b] >= r[c]),
+            Kind::Ball => branch_if!(!r[b] & r[c] == 0),
+            Kind::Bnall => branch_if!(!r[b] & r[c] != 0),
+            Kind::Bany => branch_if!(r[b] & r[c] != 0),
+            Kind::Bnone => branch_if!(r[b] & r[c] == 0),
+            Kind::Bbc => branch_if!(r[b] & (1 << (r[c] & 31)) == 0),
+            Kind::Bbs => branch_if!(r[b] & (1 << (r[c] & 31)) != 0),
+            Kind::Beqi => branch_if!(r[b] == op.imm),
+            Kind::Bnei => branch_if!(r[b] != op.imm),
+            Kind::Blti => branch_if!((r[b] as i32) < op.imm as i32),
+            Kind::Bgei => branch_if!((r[b] as i32) >= op.imm as i32),
+            Kind::Bltui => branch_if!(r[b] < op.imm),
+            Kind::Bgeui => branch_if!(r[b] >= op.imm),
+            Kind::Bbci => branch_if!(r[b] & (1 << (op.imm & 31)) == 0),
+            Kind::Bbsi => branch_if!(r[b] & (1 << (op.imm & 31)) != 0),
+            Kind::Beqz => branch_if!(r[b] == 0),
+            Kind::Bnez => branch_if!(r[b] != 0),
+            Kind::Bltz => branch_if!((r[b] as i32) < 0),
+            Kind::Bgez => branch_if!((r[b] as i32) >= 0),
+            Kind::Bf => branch_if!(self.br & (1 << b) == 0),
+            Kind::Bt => branch_if!(self.br & (1 << b) != 0),
+            Kind::J => self.jump(op.target),
+            Kind::Jx => {
+                let target = r[b];
+                self.jump(target);
+            }
+            Kind::Call0 => {
+                r[0] = op.next_pc();
+                self.jump(op.target);
+            }
+            Kind::Callx0 => {
+                let target = r[b];
+                self.ar[0] = op.next_pc();
+                self.jump(target);
+            }
+            Kind::CallN => self.windowed_call(op, op.target),
+            Kind::CallxN => {
+                let target = r[b];
+                self.windowed_call(op, target);
+            }
+            Kind::Ret => {
+                let target = r[0];
+                self.jump(target);
+            }
+            Kind::Retw => {
+                self.retw(op.pc)?;
+                self.taken = true;
+            }
+            Kind::Entry => {
+                if !self.entry(op.pc, op.b, op.imm)? {
+                    return Err(Trap::Redirect);
+                }
+            }
+            Kind::Movsp => self.movsp(mem, op)?,
+            Kind::Rotw => {
+                let wb = self.windowbase.wrapping_add(op.imm);
+                self.set_windowbase(wb);
+            }
+            Kind::Rfwo | Kind::Rfwu => {
+                self.return_from_window_exception(op.kind == Kind::Rfwu);
+                self.taken = true;
+            }
+            Kind::Rfe => {
+                self.set_ps(self.ps & !ps::EXCM);
+                self.jump(self.epc1);
+            }
+            Kind::Rfde => self.jump(self.depc),
+            Kind::Rfi => {
+                let level = (op.imm & 7) as u8;
+                let epc = self.read_sr(176 + level);
+                let eps = self.read_sr(192 + level);
+                self.set_ps(eps);
+                self.jump(epc);
+            }
+            Kind::Loop | Kind::Loopnez | Kind::Loopgtz => {
+                let count = r[b];
+                self.lbeg = op.next_pc();
+                self.lend = op.target;
+                self.lcount = count.wrapping_sub(1);
+                let skip = match op.kind {
+                    Kind::Loopnez => count == 0,
+                    Kind::Loopgtz => (count as i32) <= 0,
+                    _ => false,
+                };
+                if skip {
+                    self.lcount = 0;
+                    self.jump(op.target);
+                }
+            }
+            Kind::Andb => self.set_bool(a, self.bool_reg(b) & self.bool_reg(c)),
+            Kind::Andbc => self.set_bool(a, self.bool_reg(b) & !self.bool_reg(c)),
+            Kind::Orb => self.set_bool(a, self.bool_reg(b) | self.bool_reg(c)),
+            Kind::Orbc => self.set_bool(a, self.bool_reg(b) | !self.bool_reg(c)),
+            Kind::Xorb => self.set_bool(a, self.bool_reg(b) ^ self.bool_reg(c)),
+            Kind::Any4 => self.set_bool(a, (self.br >> b) & 0xf != 0),
+            Kind::All4 => self.set_bool(a, (self.br >> b) & 0xf == 0xf),
+            Kind::Any8 => self.set_bool(a, (self.br >> b) & 0xff != 0),
+            Kind::All8 => self.set_bool(a, (self.br >> b) & 0xff == 0xff),
+            Kind::Movf => {
+                if !self.bool_reg(c) {
+                    self.ar[a] = self.ar[b];
+                }
+            }
+            Kind::Movt => {
+                if self.bool_reg(c) {
+                    self.ar[a] = self.ar[b];
+                }
+            }
+            Kind::Rsr => self.ar[a] = self.read_sr(op.imm as u8),
+            Kind::Wsr => {
+                let value = r[a];
+                self.write_sr(op.imm as u8, value);
+            }
+            Kind::Xsr => {
+                let old = self.read_sr(op.imm as u8);
+                self.write_sr(op.imm as u8, self.ar[a]);
+                self.ar[a] = old;
+            }
+            Kind::Rur => self.ar[a] = self.read_ur(op.imm as u8),
+            Kind::Wur => {
+                let value = r[a];
+                self.write_ur(op.imm as u8, value);
+            }
+            Kind::Rsil => {
+                self.ar[a] = self.ps;
+                self.set_ps((self.ps & !ps::INTLEVEL_MASK) | (op.imm & ps::INTLEVEL_MASK));
+            }
+            Kind::Nop => {}
+            Kind::Break => return Err(Trap::Stop(Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target })),
+            Kind::Ill => {
+                let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: "the `ill` instruction".into() };
+                return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
+            }
+            Kind::Undecodable => {
+                let report =
+                    Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: undecodable_reason(op.a).to_string() };
+                return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
+            }
+            Kind::Unsupported => {
+                return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }));
+            }
+            Kind::Syscall => {
+                let report = Stop::Unhandled { pc: op.pc, cause: cause::SYSCALL };
+                return Err(self.exception(op, cause::SYSCALL, None, report));
+            }
+            Kind::Simcall => return Err(Trap::Simcall),
+            Kind::Waiti => return Err(Trap::Stop(Stop::Waiti { pc: op.pc })),
+            Kind::AddS
+            | Kind::SubS
+            | Kind::MulS
+            | Kind::MaddS
+            | Kind::MsubS
+            | Kind::MaddnS
+            | Kind::DivnS
+            | Kind::MovS
+            | Kind::AbsS
+            | Kind::NegS
+            | Kind::ConstS
+            | Kind::Div0S
+            | Kind::Recip0S
+            | Kind::Sqrt0S
+            | Kind::Rsqrt0S
+            | Kind::Nexp01S
+            | Kind::MksadjS
+            | Kind::MkdadjS
+            | Kind::AddexpS
+            | Kind::AddexpmS
+            | Kind::Rfr
+            | Kind::Wfr
+            | Kind::RoundS
+            | Kind::TruncS
+            | Kind::FloorS
+            | Kind::CeilS
+            | Kind::UtruncS
+            | Kind::FloatS
+            | Kind::UfloatS
+            | Kind::UnS
+            | Kind::OeqS
+            | Kind::UeqS
+            | Kind::OltS
+            | Kind::UltS
+            | Kind::OleS
+            | Kind::UleS
+            | Kind::MoveqzS
+            | Kind::MovnezS
+            | Kind::MovltzS
+            | Kind::MovgezS
+            | Kind::MovfS
+            | Kind::MovtS
+            | Kind::Lsi
+            | Kind::Lsiu
+            | Kind::Lsip
+            | Kind::Lsx
+            | Kind::Lsxu
+            | Kind::Lsxp
+            | Kind::Ssi
+            | Kind::Ssiu
+            | Kind::Ssip
+            | Kind::Ssx
+            | Kind::Ssxu
+            | Kind::Ssxp => return self.step_fp(mem, op),
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn bool_reg(&self, n: usize) -> bool {
+        self.br & (1 << n) != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn set_bool(&mut self, n: usize, value: bool) {
+        self.br = (self.br & !(1 << n)) | u32::from(value) << n;
+    }
+
+    /// `movsp at, as`: Alloca when the caller's frame is not in registers.
+    fn movsp(&mut self, mem: &mut Memory, op: &Op) -> Step {
+        let (a, b) = (usize::from(op.a & 15), usize::from(op.b & 15));
+        let new_sp = self.ar[b];
+        let windowed = self.config.has(q7_isa::Feature::Windowed);
+        if windowed && !self.caller_frame_live() {
+            if !self.firmware_services_alloca() {
+                let report = Stop::Unhandled { pc: op.pc, cause: cause::ALLOCA };
+                return Err(self.exception(op, cause::ALLOCA, None, report));
+            }
+            let old_sp = self.ar[a];
+            for k in 0..4u32 {
+                let word = self.load32(mem, op, old_sp.wrapping_sub(16) + 4 * k)?;
+                self.store32(mem, op, new_sp.wrapping_sub(16) + 4 * k, word)?;
+            }
+        }
+        self.check_stack(op.pc, new_sp)?;
+        self.ar[a] = new_sp;
+        Ok(())
+    }
+}
+
+/// The bytes of an `ill`/`ill.n` or undecodable op, for reports.
+fn op_bytes(op: &Op) -> Vec<u8> {
+    let word = match (op.kind, op.len) {
+        (Kind::Undecodable, _) => op.imm,
+        (_, 2) => 0xf06d,
+        _ => 0,
+    };
+    word.to_le_bytes()[..usize::from(op.len)].to_vec()
+}

@@ -1,0 +1,264 @@
+//! One simulated core: architectural state ([`Cpu`]), its block cache, and the
+//! run loop that executes cached blocks until something needs the machine.
+//!
+//! The address registers the running code sees live in a 16-entry view
+//! (`Cpu::ar`) of the physical register file; rotating the window (`entry`,
+//! `retw`, `rotw`, window exceptions, `wsr windowbase`) writes the view back
+//! and loads the new one. Calls are rare next to register accesses, so this
+//! keeps every ALU op a plain array index.
+
+pub mod exception;
+mod exec;
+mod fp;
+pub mod ps;
+pub mod pure;
+mod sregs;
+mod window;
+
+use crate::block::BlockCache;
+use crate::config::CoreConfig;
+use crate::mem::Memory;
+
+pub use exception::{cause, Stop};
+
+/// Why [`Core::run`] returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The instruction budget for this call is used up; call again.
+    Budget,
+    /// The core executed `simcall`; the pc is already past it. The machine
+    /// services the call (registers a2..a5) and resumes the core.
+    Simcall,
+    /// The core cannot continue.
+    Stopped(Stop),
+    /// The pc reached [`Core::halt_pc`] (a host-driven call returned).
+    Halted,
+    /// The pc reached an address registered with [`Core::add_hook`]; the
+    /// instruction there has not run yet.
+    Hook(u32),
+}
+
+/// Bounds the stack pointer must stay within, checked on every `entry`
+/// and `movsp`: going below `floor` while above `window_base` means the
+/// stack has grown into the image's `.bss`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackGuard {
+    pub window_base: u32,
+    pub floor: u32,
+}
+
+/// Architectural state of one core.
+pub struct Cpu {
+    pub id: usize,
+    pub config: CoreConfig,
+    pub pc: u32,
+    /// The 16 registers of the current window (a0..a15).
+    pub ar: [u32; 16],
+    /// The physical register file; the view's registers are stale here
+    /// until written back by a rotation.
+    phys: [u32; 64],
+    pub windowbase: u32,
+    pub windowstart: u32,
+    /// Free 4-register frames above the current one (0..=3); 3 when window
+    /// overflow checks are off (PS.WOE = 0 or PS.EXCM = 1).
+    free_frames: u8,
+    pub ps: u32,
+    pub sar: u32,
+    pub lbeg: u32,
+    pub lend: u32,
+    pub lcount: u32,
+    /// Boolean registers b0..b15.
+    pub br: u32,
+    /// FP registers f0..f15, as bits.
+    pub fr: [u32; 16],
+    pub fcr: u32,
+    pub fsr: u32,
+    pub epc1: u32,
+    pub depc: u32,
+    pub exccause: u32,
+    pub excvaddr: u32,
+    pub vecbase: u32,
+    pub cpenable: u32,
+    pub prid: u32,
+    pub scompare1: u32,
+    /// Special registers without their own field (stored, read back).
+    other_sr: [u32; 256],
+    pub threadptr: u32,
+    /// Retired instructions and modelled cycles.
+    pub insns: u64,
+    pub cycles: u64,
+    /// Exceptions taken (they retire nothing, but count against budgets so
+    /// a loop of faulting vectors still ends).
+    pub exceptions: u64,
+    pub stack_guard: Option<StackGuard>,
+    /// Set by control-transfer ops: the next pc, and whether it was taken.
+    next_pc: u32,
+    taken: bool,
+}
+
+impl Cpu {
+    pub fn new(id: usize, config: CoreConfig) -> Cpu {
+        let mut cpu = Cpu {
+            id,
+            pc: 0,
+            ar: [0; 16],
+            phys: [0; 64],
+            windowbase: 0,
+            windowstart: 1,
+            free_frames: 3,
+            ps: config.reset_ps,
+            sar: 0,
+            lbeg: 0,
+            lend: 0,
+            lcount: 0,
+            br: 0,
+            fr: [0; 16],
+            fcr: 0,
+            fsr: 0,
+            epc1: 0,
+            depc: 0,
+            exccause: 0,
+            excvaddr: 0,
+            vecbase: config.vecbase,
+            cpenable: 0,
+            prid: id as u32,
+            scompare1: 0,
+            other_sr: [0; 256],
+            threadptr: 0,
+            insns: 0,
+            cycles: 0,
+            exceptions: 0,
+            stack_guard: None,
+            next_pc: 0,
+            taken: false,
+            config,
+        };
+        cpu.update_window_check();
+        cpu
+    }
+
+    /// Register a`n` of the current window.
+    pub fn reg(&self, n: usize) -> u32 {
+        self.ar[n & 15]
+    }
+
+    pub fn set_reg(&mut self, n: usize, value: u32) {
+        self.ar[n & 15] = value;
+    }
+
+    /// Instructions plus exceptions: what budgets count.
+    pub fn steps(&self) -> u64 {
+        self.insns + self.exceptions
+    }
+
+    /// Number of 4-register frames in the physical file.
+    fn frames(&self) -> u32 {
+        self.config.nareg / 4
+    }
+}
+
+/// A core: state plus decoded-code cache.
+pub struct Core {
+    pub cpu: Cpu,
+    cache: BlockCache,
+    /// Print every executed instruction to stderr.
+    pub trace: bool,
+    /// Stop with [`Event::Halted`] when the pc gets here.
+    pub halt_pc: Option<u32>,
+    /// Addresses that raise [`Event::Hook`], and a 256-bit filter over
+    /// them so the common case costs one bit test per block.
+    hooks: Vec<u32>,
+    hook_filter: [u64; 4],
+    /// The hook at the current pc was reported; run its instruction.
+    hook_taken: bool,
+}
+
+fn hook_bit(pc: u32) -> (usize, u64) {
+    (((pc >> 7) & 3) as usize, 1 << ((pc >> 1) & 63))
+}
+
+impl Core {
+    pub fn new(id: usize, config: CoreConfig) -> Core {
+        Core {
+            cpu: Cpu::new(id, config),
+            cache: BlockCache::new(),
+            trace: false,
+            halt_pc: None,
+            hooks: Vec::new(),
+            hook_filter: [0; 4],
+            hook_taken: false,
+        }
+    }
+
+    /// Resets the architectural state (a fresh start); keeps decoded code.
+    pub fn reset(&mut self) {
+        let (id, config) = (self.cpu.id, self.cpu.config.clone());
+        self.cpu = Cpu::new(id, config);
+        self.halt_pc = None;
+        self.hook_taken = false;
+    }
+
+    /// Reports [`Event::Hook`] whenever a block starts at `pc` (function
+    /// entries and return addresses always start blocks).
+    pub fn add_hook(&mut self, pc: u32) {
+        if !self.hooks.contains(&pc) {
+            self.hooks.push(pc);
+            let (word, bit) = hook_bit(pc);
+            self.hook_filter[word] |= bit;
+        }
+    }
+
+    #[inline(always)]
+    fn at_hook(&self, pc: u32) -> bool {
+        let (word, bit) = hook_bit(pc);
+        self.hook_filter[word] & bit != 0 && self.hooks.contains(&pc)
+    }
+
+    /// Runs until about `budget` more instructions retire (checked between
+    /// blocks), or until an event needs the machine.
+    pub fn run(&mut self, mem: &mut Memory, budget: u64) -> Event {
+        let limit = self.cpu.steps().saturating_add(budget);
+        while self.cpu.steps() < limit {
+            let pc = self.cpu.pc;
+            if self.halt_pc == Some(pc) {
+                return Event::Halted;
+            }
+            if self.at_hook(pc) {
+                if !self.hook_taken {
+                    self.hook_taken = true;
+                    return Event::Hook(pc);
+                }
+                self.hook_taken = false;
+            }
+            let repeatable = self.halt_pc != Some(pc) && !self.at_hook(pc);
+            let block = match self.cache.get_or_build(&self.cpu, mem) {
+                Ok(block) => block,
+                Err(stop) => return Event::Stopped(stop),
+            };
+            if self.trace {
+                if let Err(event) = self.cpu.exec_block_traced(mem, block) {
+                    return event;
+                }
+                continue;
+            }
+            // A block that loops back to itself (a loop body, a spin) runs
+            // again without the lookup, while nothing else needs a look.
+            let epoch = mem.code_epoch;
+            loop {
+                let budget = limit.saturating_sub(self.cpu.steps());
+                if let Err(event) = self.cpu.exec_block(mem, block, budget) {
+                    return event;
+                }
+                if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= limit || mem.code_epoch != epoch {
+                    break;
+                }
+            }
+        }
+        Event::Budget
+    }
+
+    /// Blocks decoded so far (for statistics).
+    pub fn blocks_built(&self) -> u64 {
+        self.cache.built
+    }
+}

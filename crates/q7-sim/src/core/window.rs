@@ -1,0 +1,180 @@
+//! The windowed register option: window rotation, the overflow check every
+//! register access implies, and the semantics of `entry`, `retw`, `movsp`,
+//! `rotw`, `rfwo` and `rfwu` (Xtensa ISA, "Windowed Register Option").
+//!
+//! WINDOWBASE counts 4-register frames; WINDOWSTART has one bit per frame
+//! that starts a live call frame. An instruction naming a register in frame
+//! `k` (a`4k`..a`4k+3`) while one of the frames WINDOWBASE+1..+k still starts
+//! a live caller frame would clobber it: that is a window overflow, which
+//! rotates to the oldest such frame and vectors to its spill handler. A
+//! `retw` into a frame whose WINDOWSTART bit is clear (it was spilled) is a
+//! window underflow, which vectors to the refill handler for its size.
+
+use crate::config::{vector, ExceptionModel};
+use crate::core::{ps, Cpu, Stop};
+
+impl Cpu {
+    /// Physical index of register `i` of the window at `wb`.
+    fn phys_index(&self, wb: u32, i: usize) -> usize {
+        ((wb * 4) as usize + i) & (self.config.nareg as usize - 1)
+    }
+
+    /// Moves the 16-register view to the window at `wb`.
+    pub(crate) fn set_windowbase(&mut self, wb: u32) {
+        for i in 0..16 {
+            let p = self.phys_index(self.windowbase, i);
+            self.phys[p] = self.ar[i];
+        }
+        self.windowbase = wb & (self.frames() - 1);
+        for i in 0..16 {
+            self.ar[i] = self.phys[self.phys_index(self.windowbase, i)];
+        }
+        self.update_window_check();
+    }
+
+    /// Physical register `n` (for reports and tests).
+    pub fn phys_reg(&self, n: usize) -> u32 {
+        let n = n & (self.config.nareg as usize - 1);
+        // Registers of the current view are newest in `ar`.
+        for i in 0..16 {
+            if self.phys_index(self.windowbase, i) == n {
+                return self.ar[i];
+            }
+        }
+        self.phys[n]
+    }
+
+    fn checks_on(&self) -> bool {
+        self.ps & ps::WOE != 0 && self.ps & ps::EXCM == 0
+    }
+
+    /// WINDOWSTART rotated so bit 0 is the frame above WINDOWBASE.
+    fn ws_above(&self) -> u32 {
+        let frames = self.frames();
+        let ws = self.windowstart | self.windowstart << frames;
+        (ws >> (self.windowbase + 1)) & ((1 << frames) - 1)
+    }
+
+    /// Recomputes how many frames above the current one are free.
+    pub(crate) fn update_window_check(&mut self) {
+        self.free_frames = if self.checks_on() { (self.ws_above() | 0b1000).trailing_zeros() as u8 } else { 3 };
+    }
+
+    /// Does an instruction naming frame `frame` overflow the window?
+    #[inline(always)]
+    pub(crate) fn overflows(&self, frame: u8) -> bool {
+        frame > self.free_frames
+    }
+
+    /// Raises the window overflow exception for the instruction at `pc`:
+    /// rotates to the oldest live frame in the way and vectors to the spill
+    /// handler for its size (4, 8 or 12 registers).
+    pub(crate) fn window_overflow(&mut self, pc: u32) {
+        let above = self.ws_above();
+        let k = above.trailing_zeros() + 1;
+        let size = (above >> k).trailing_zeros();
+        let offset = match size {
+            0 => vector::WINDOW_OVERFLOW4,
+            1 => vector::WINDOW_OVERFLOW8,
+            _ => vector::WINDOW_OVERFLOW12,
+        };
+        let owb = self.windowbase;
+        self.epc1 = pc;
+        self.ps = (self.ps & !ps::OWB_MASK) | owb << ps::OWB_SHIFT | ps::EXCM;
+        self.set_windowbase(owb + k);
+        self.pc = self.vecbase.wrapping_add(offset);
+    }
+
+    /// `entry as, frame`: allocate the callee's frame.
+    pub(crate) fn entry(&mut self, pc: u32, stack_reg: u8, frame_size: u32) -> Result<bool, Stop> {
+        let callinc = (self.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;
+        // The new stack pointer lands in register callinc·4 + as of the
+        // caller's window, which must be free.
+        if self.checks_on() && self.overflows(((callinc * 4 + u32::from(stack_reg)) / 4) as u8) {
+            self.window_overflow(pc);
+            return Ok(false);
+        }
+        let sp = self.ar[usize::from(stack_reg & 15)].wrapping_sub(frame_size);
+        self.check_stack(pc, sp)?;
+        let wb = self.windowbase + callinc;
+        self.set_windowbase(wb);
+        self.windowstart |= 1 << self.windowbase;
+        self.ar[usize::from(stack_reg & 15)] = sp;
+        self.update_window_check();
+        Ok(true)
+    }
+
+    pub(crate) fn check_stack(&self, pc: u32, sp: u32) -> Result<(), Stop> {
+        if let Some(guard) = self.stack_guard {
+            if sp < guard.floor && sp >= guard.window_base {
+                return Err(Stop::StackOverflow { pc, sp, floor: guard.floor });
+            }
+        }
+        Ok(())
+    }
+
+    /// `retw`: return to the caller's window, or raise window underflow
+    /// when the caller's frame was spilled. Returns true when it returned.
+    pub(crate) fn retw(&mut self, pc: u32) -> Result<bool, Stop> {
+        let a0 = self.ar[0];
+        let n = a0 >> 30;
+        if n == 0 {
+            return Err(Stop::BadReturn {
+                pc,
+                why: format!("a0 = {a0:#010x} holds no call increment (not a windowed call)"),
+            });
+        }
+        if self.ps & ps::WOE == 0 || self.ps & ps::EXCM != 0 {
+            return Err(Stop::BadReturn {
+                pc,
+                why: format!("PS = {:#x}: window overflow disabled or exception mode", self.ps),
+            });
+        }
+        let owb = self.windowbase;
+        let caller = owb.wrapping_sub(n) & (self.frames() - 1);
+        if self.windowstart & (1 << caller) != 0 {
+            self.windowstart &= !(1 << owb);
+            self.set_windowbase(caller);
+            self.next_pc = (pc & 0xc000_0000) | (a0 & 0x3fff_ffff);
+            return Ok(true);
+        }
+        let offset = match n {
+            1 => vector::WINDOW_UNDERFLOW4,
+            2 => vector::WINDOW_UNDERFLOW8,
+            _ => vector::WINDOW_UNDERFLOW12,
+        };
+        self.epc1 = pc;
+        self.ps = (self.ps & !ps::OWB_MASK) | owb << ps::OWB_SHIFT | ps::EXCM;
+        self.set_windowbase(caller);
+        self.next_pc = self.vecbase.wrapping_add(offset);
+        Ok(false)
+    }
+
+    /// `rfwo` (`restore` = false) and `rfwu` (true): end a window handler.
+    pub(crate) fn return_from_window_exception(&mut self, restore: bool) {
+        if restore {
+            self.windowstart |= 1 << self.windowbase;
+        } else {
+            self.windowstart &= !(1 << self.windowbase);
+        }
+        let owb = (self.ps & ps::OWB_MASK) >> ps::OWB_SHIFT;
+        self.ps &= !ps::EXCM;
+        self.set_windowbase(owb);
+        self.next_pc = self.epc1;
+    }
+
+    /// Is the caller's frame live in the register file (else `movsp` must
+    /// raise Alloca)? Looks at the three frames below WINDOWBASE.
+    pub(crate) fn caller_frame_live(&self) -> bool {
+        let frames = self.frames();
+        (1..=3).any(|k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0)
+    }
+
+    /// The firmware's native Alloca service for `movsp at, as` when the
+    /// caller's frame is spilled: its base save area (the 16 bytes below the
+    /// old stack pointer) moves below the new one, which is what the standard
+    /// Alloca handler achieves by refilling and later re-spilling the frame.
+    pub(crate) fn firmware_services_alloca(&self) -> bool {
+        self.config.exceptions == ExceptionModel::Firmware
+    }
+}

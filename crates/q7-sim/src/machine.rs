@@ -1,0 +1,209 @@
+//! A machine: cores sharing one [`Memory`], run in deterministic round-robin
+//! quanta, with the semihosting services of `simcall` and the limits that
+//! keep any program from hanging the host.
+//!
+//! Scheduling: each round visits the running cores in order and lets each
+//! retire about one quantum of instructions (checked between blocks). With a
+//! seed, each round's order is a seeded shuffle and each quantum a seeded
+//! length in [quantum/2, 3·quantum/2], so races can be provoked
+//! reproducibly; seed 0 is plain round-robin.
+
+use std::time::{Duration, Instant};
+
+use crate::config::CoreConfig;
+use crate::core::{Core, Event, Stop};
+use crate::mem::Memory;
+use crate::output::{Output, OutputMode};
+
+/// Semihosting call numbers (QEMU / Tensilica ISS numbering).
+pub mod sys {
+    pub const EXIT: u32 = 1;
+    pub const READ: u32 = 3;
+    pub const WRITE: u32 = 4;
+    pub const OPEN: u32 = 5;
+    pub const CLOSE: u32 = 6;
+    /// errno values returned in a3.
+    pub const EBADF: u32 = 9;
+    pub const ENOSYS: u32 = 88;
+}
+
+/// Limits and scheduling of a run.
+#[derive(Clone, Debug)]
+pub struct RunLimits {
+    /// Total instructions over all cores before the run is stopped.
+    pub max_insns: u64,
+    /// Wall-clock limit.
+    pub wall: Duration,
+    /// Instructions per core per turn.
+    pub quantum: u64,
+    /// 0 = plain round-robin; else seeds order and quantum lengths.
+    pub seed: u64,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits { max_insns: 20_000_000_000, wall: Duration::from_secs(600), quantum: 10_000, seed: 0 }
+    }
+}
+
+/// Where a core is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoreState {
+    Running,
+    Exited(i32),
+    Stopped(Stop),
+    /// Reached its halt address (a host-driven function call returned).
+    Halted,
+}
+
+/// How a whole run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunEnd {
+    /// Every core exited.
+    Exited,
+    /// A core stopped on a fault (index of the core).
+    Fault(usize),
+    /// The instruction budget ran out.
+    Budget,
+    /// The wall-clock limit passed.
+    Timeout,
+}
+
+pub struct Machine {
+    pub mem: Memory,
+    pub cores: Vec<Core>,
+    pub states: Vec<CoreState>,
+    pub output: Output,
+    pub limits: RunLimits,
+    rng: u64,
+}
+
+impl Machine {
+    /// `count` cores of `config` over `mem` (which must have as many views).
+    pub fn new(mem: Memory, config: &CoreConfig, count: usize, output: OutputMode) -> Machine {
+        assert_eq!(mem.cores(), count, "memory views must match the core count");
+        let cores = (0..count).map(|id| Core::new(id, config.clone())).collect();
+        Machine {
+            mem,
+            cores,
+            states: vec![CoreState::Running; count],
+            output: Output::new(count, output),
+            limits: RunLimits::default(),
+            rng: 0,
+        }
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // xorshift64*: small, deterministic, good enough for schedules.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Instructions (and exceptions) over all cores, as the budget counts.
+    pub fn total_steps(&self) -> u64 {
+        self.cores.iter().map(|c| c.cpu.steps()).sum()
+    }
+
+    /// Runs every core until all exit, one faults, or a limit passes.
+    pub fn run(&mut self) -> RunEnd {
+        let started = Instant::now();
+        self.rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let seeded = self.limits.seed != 0;
+        let mut order: Vec<usize> = (0..self.cores.len()).collect();
+        let end = loop {
+            if self.states.iter().all(|s| *s != CoreState::Running) {
+                break RunEnd::Exited;
+            }
+            if seeded {
+                for i in (1..order.len()).rev() {
+                    let j = (self.next_random() % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                }
+            }
+            let mut fault = None;
+            for &id in &order.clone() {
+                if self.states[id] != CoreState::Running {
+                    continue;
+                }
+                let quantum = if seeded {
+                    self.limits.quantum / 2 + self.next_random() % self.limits.quantum.max(1)
+                } else {
+                    self.limits.quantum
+                };
+                self.run_core(id, quantum.max(1));
+                if matches!(self.states[id], CoreState::Stopped(_)) {
+                    fault = Some(id);
+                    break;
+                }
+            }
+            if let Some(id) = fault {
+                break RunEnd::Fault(id);
+            }
+            if self.total_steps() >= self.limits.max_insns {
+                break RunEnd::Budget;
+            }
+            if started.elapsed() >= self.limits.wall {
+                break RunEnd::Timeout;
+            }
+        };
+        self.output.flush();
+        end
+    }
+
+    /// Gives core `id` one turn.
+    fn run_core(&mut self, id: usize, quantum: u64) {
+        let target = self.cores[id].cpu.steps() + quantum;
+        while self.states[id] == CoreState::Running {
+            let left = target.saturating_sub(self.cores[id].cpu.steps());
+            if left == 0 {
+                return;
+            }
+            match self.cores[id].run(&mut self.mem, left) {
+                Event::Budget => return,
+                Event::Simcall => self.simcall(id),
+                Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
+                Event::Halted => self.states[id] = CoreState::Halted,
+                Event::Hook(pc) => {
+                    if let Some(checker) = &mut self.mem.checker {
+                        checker.on_hook(id, pc, &self.cores[id].cpu);
+                        let returns: Vec<u32> = checker.pending_returns(id).collect();
+                        for ret in returns {
+                            self.cores[id].add_hook(ret);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Services the `simcall` core `id` just executed.
+    fn simcall(&mut self, id: usize) {
+        let cpu = &self.cores[id].cpu;
+        let (call, a3, a4, a5) = (cpu.reg(2), cpu.reg(3), cpu.reg(4), cpu.reg(5));
+        let (result, errno) = match call {
+            sys::EXIT => {
+                self.states[id] = CoreState::Exited(a3 as i32);
+                return;
+            }
+            sys::WRITE => match self.mem.host_read_for(id, a4, a5 as usize) {
+                Ok(bytes) if a3 == 1 || a3 == 2 => {
+                    let bytes = bytes.to_vec();
+                    self.output.write(id, a3, &bytes);
+                    (a5, 0)
+                }
+                Ok(_) => (u32::MAX, sys::EBADF),
+                Err(_) => (u32::MAX, 14), // EFAULT
+            },
+            // No host files: reading gives end-of-file, opening fails.
+            sys::READ => (0, 0),
+            sys::OPEN => (u32::MAX, sys::ENOSYS),
+            sys::CLOSE => (u32::MAX, sys::EBADF),
+            _ => (u32::MAX, sys::ENOSYS),
+        };
+        let cpu = &mut self.cores[id].cpu;
+        cpu.set_reg(2, result);
+        cpu.set_reg(3, errno);
+    }
+}

@@ -1,0 +1,540 @@
+//! Simulated memory: named regions, a page table per core, and the hooks that
+//! keep decoded code coherent and feed the checker.
+//!
+//! Every core sees the address space through its own table of 64 KiB pages,
+//! because some regions are private (a core's window, its TCM, which every
+//! core sees at the same address). A page entry names the region and the
+//! region offset of the page start; its flags select the fast path (a plain
+//! bounds-checked slice access) or the slow path (partial pages, pages holding
+//! decoded code, pages the checker watches).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::checks::Checker;
+
+pub const PAGE_SHIFT: u32 = 16;
+pub const PAGE_SIZE: u32 = 1 << PAGE_SHIFT;
+const PAGE_COUNT: usize = 1 << (32 - PAGE_SHIFT);
+/// Granule of the code map (which bytes hold decoded instructions).
+const CODE_SHIFT: u32 = 12;
+
+/// Page flags.
+mod flag {
+    pub const READ: u8 = 1;
+    pub const WRITE: u8 = 2;
+    pub const EXEC: u8 = 4;
+    /// The region ends inside the page: check the offset against its size.
+    pub const PARTIAL: u8 = 8;
+    /// Some bytes of the page are decoded into cached blocks.
+    pub const CODE: u8 = 16;
+    /// The checker watches accesses to the page.
+    pub const CHECKED: u8 = 32;
+}
+
+/// What a region is, for reports and for the checker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// iram0: the exception vectors, identical for all cores.
+    Vectors,
+    /// The shared DRAM staging window.
+    SharedDram,
+    /// A core's private window (image, .bss, heap, stack, launch block).
+    Window { core: usize },
+    /// A core's private TCM.
+    Tcm { core: usize },
+    /// Tensor memory, shared by all cores.
+    Tensor,
+    /// Plain RAM (bare-metal test programs).
+    Ram,
+    /// The reset stub ROM of a QEMU-like machine.
+    Rom,
+}
+
+/// Access permissions of a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Perms {
+    pub read: bool,
+    pub write: bool,
+    pub exec: bool,
+}
+
+impl Perms {
+    pub const RWX: Perms = Perms { read: true, write: true, exec: true };
+    pub const RW: Perms = Perms { read: true, write: true, exec: false };
+    pub const RX: Perms = Perms { read: true, write: false, exec: true };
+
+    fn flags(self) -> u8 {
+        (self.read as u8 * flag::READ) | (self.write as u8 * flag::WRITE) | (self.exec as u8 * flag::EXEC)
+    }
+
+    fn describe(self) -> String {
+        let mut s = String::new();
+        s.push(if self.read { 'r' } else { '-' });
+        s.push(if self.write { 'w' } else { '-' });
+        s.push(if self.exec { 'x' } else { '-' });
+        s
+    }
+}
+
+/// One contiguous piece of simulated memory.
+pub struct Region {
+    pub name: String,
+    pub kind: RegionKind,
+    pub base: u32,
+    pub size: u32,
+    pub perms: Perms,
+    pub data: Vec<u8>,
+}
+
+impl Region {
+    pub fn end(&self) -> u64 {
+        u64::from(self.base) + u64::from(self.size)
+    }
+
+    pub fn contains(&self, addr: u32) -> bool {
+        addr >= self.base && u64::from(addr) < self.end()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Fetch,
+}
+
+impl AccessKind {
+    fn verb(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load from",
+            AccessKind::Store => "store to",
+            AccessKind::Fetch => "instruction fetch from",
+        }
+    }
+}
+
+/// Why an access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Nothing is mapped there for this core.
+    Unmapped,
+    /// Mapped, but the region does not allow the access.
+    Permission,
+}
+
+/// A failed access, with what is needed to explain it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemFault {
+    pub addr: u32,
+    pub size: u8,
+    pub access: AccessKind,
+    pub kind: FaultKind,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Page {
+    region: u16,
+    flags: u8,
+    /// Region offset of the page's first byte.
+    offset: u32,
+}
+
+/// The whole address space of a machine.
+pub struct Memory {
+    pub regions: Vec<Region>,
+    tables: Vec<Box<[Page]>>,
+    /// Bitmaps of code bytes, per 4 KiB granule, for pages flagged CODE.
+    code_bytes: HashMap<u32, Box<[u64; 64]>>,
+    /// Bumped whenever a store hits decoded code: block caches compare it.
+    pub code_epoch: u64,
+    pub checker: Option<Checker>,
+}
+
+impl Memory {
+    /// An address space with `cores` private views and nothing mapped.
+    pub fn new(cores: usize) -> Memory {
+        let tables = (0..cores.max(1)).map(|_| vec![Page::default(); PAGE_COUNT].into_boxed_slice()).collect();
+        Memory { regions: Vec::new(), tables, code_bytes: HashMap::new(), code_epoch: 0, checker: None }
+    }
+
+    pub fn cores(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Adds a zero-filled region and maps it for `cores` (all when `None`).
+    /// The base must be page-aligned; the region must not overlap another
+    /// region visible to the same core.
+    pub fn add_region(
+        &mut self,
+        name: impl Into<String>,
+        kind: RegionKind,
+        base: u32,
+        size: u32,
+        perms: Perms,
+        cores: Option<&[usize]>,
+    ) -> usize {
+        assert!(base.is_multiple_of(PAGE_SIZE), "region base {base:#x} is not 64 KiB aligned");
+        assert!(size > 0 && u64::from(base) + u64::from(size) <= 1 << 32, "region {base:#x}+{size:#x}");
+        let index = self.regions.len();
+        self.regions.push(Region { name: name.into(), kind, base, size, perms, data: vec![0; size as usize] });
+        let all: Vec<usize> = (0..self.tables.len()).collect();
+        for &core in cores.unwrap_or(&all) {
+            self.map(core, index);
+        }
+        index
+    }
+
+    fn map(&mut self, core: usize, index: usize) {
+        let region = &self.regions[index];
+        let pages = region.size.div_ceil(PAGE_SIZE);
+        for i in 0..pages {
+            let page_index = (region.base >> PAGE_SHIFT) + i;
+            let offset = i * PAGE_SIZE;
+            let mut flags = region.perms.flags();
+            if region.size - offset < PAGE_SIZE {
+                flags |= flag::PARTIAL;
+            }
+            let slot = &mut self.tables[core][page_index as usize];
+            assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
+            *slot = Page { region: index as u16, flags, offset };
+        }
+    }
+
+    /// Routes every access of `cores` to the region's pages through the checker.
+    pub fn watch_region(&mut self, index: usize) {
+        let region = &self.regions[index];
+        let first = region.base >> PAGE_SHIFT;
+        let pages = region.size.div_ceil(PAGE_SIZE);
+        for table in &mut self.tables {
+            for p in first..first + pages {
+                let page = &mut table[p as usize];
+                if page.flags != 0 && usize::from(page.region) == index {
+                    page.flags |= flag::CHECKED;
+                }
+            }
+        }
+    }
+
+    /// The region holding `addr` as seen by `core`.
+    pub fn region_for(&self, core: usize, addr: u32) -> Option<usize> {
+        let page = self.tables[core][(addr >> PAGE_SHIFT) as usize];
+        if page.flags == 0 {
+            return None;
+        }
+        let region = &self.regions[usize::from(page.region)];
+        region.contains(addr).then_some(usize::from(page.region))
+    }
+
+    /// Any region holding `addr`, whoever owns it (for reports and the host).
+    pub fn any_region(&self, addr: u32) -> Option<&Region> {
+        self.regions.iter().find(|r| r.contains(addr))
+    }
+
+    // ---- core accesses ----
+
+    #[inline(always)]
+    fn page(&self, core: usize, addr: u32) -> Page {
+        // Tables have exactly 2^16 entries, so the index is always in range.
+        self.tables[core][(addr >> PAGE_SHIFT) as usize]
+    }
+
+    /// Reads `N` bytes for `core`; alignment is the caller's business.
+    #[inline(always)]
+    pub fn load<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
+        let page = self.page(core, addr);
+        if page.flags & (flag::READ | flag::PARTIAL | flag::CHECKED) == flag::READ {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get(off..off + N) {
+                let mut out = [0u8; N];
+                out.copy_from_slice(bytes);
+                return Ok(out);
+            }
+        }
+        self.load_slow(core, pc, addr)
+    }
+
+    #[cold]
+    fn load_slow<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
+        let (index, off) = self.resolve(core, addr, N, AccessKind::Load, flag::READ)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(&self.regions[index].data[off..off + N]);
+        if self.page(core, addr).flags & flag::CHECKED != 0 {
+            if let Some(checker) = &mut self.checker {
+                checker.on_load(core, pc, addr, N as u32);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes `N` bytes for `core`.
+    #[inline(always)]
+    pub fn store<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N]) -> Result<(), MemFault> {
+        let page = self.page(core, addr);
+        let slow = flag::WRITE | flag::PARTIAL | flag::CODE | flag::CHECKED;
+        if page.flags & slow == flag::WRITE {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &mut self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get_mut(off..off + N) {
+                bytes.copy_from_slice(&value);
+                return Ok(());
+            }
+        }
+        self.store_slow(core, pc, addr, value)
+    }
+
+    #[cold]
+    fn store_slow<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N]) -> Result<(), MemFault> {
+        let (index, off) = self.resolve(core, addr, N, AccessKind::Store, flag::WRITE)?;
+        let flags = self.page(core, addr).flags;
+        if flags & flag::CHECKED != 0 {
+            if let Some(checker) = &mut self.checker {
+                checker.on_store(core, pc, addr, N as u32);
+            }
+        }
+        self.regions[index].data[off..off + N].copy_from_slice(&value);
+        if flags & flag::CODE != 0 {
+            self.note_code_write(addr, N as u32);
+        }
+        Ok(())
+    }
+
+    /// Region index and offset of a `size`-byte access, or the fault.
+    fn resolve(
+        &self,
+        core: usize,
+        addr: u32,
+        size: usize,
+        access: AccessKind,
+        need: u8,
+    ) -> Result<(usize, usize), MemFault> {
+        let fault = |kind| MemFault { addr, size: size as u8, access, kind };
+        let page = self.page(core, addr);
+        if page.flags == 0 {
+            return Err(fault(FaultKind::Unmapped));
+        }
+        let index = usize::from(page.region);
+        let region = &self.regions[index];
+        let off = (addr - region.base) as usize;
+        if off + size > region.size as usize {
+            // Either past the region's end, or straddling into the next page
+            // (which may belong to another region): both are faults here.
+            return Err(fault(FaultKind::Unmapped));
+        }
+        if page.flags & need == 0 {
+            return Err(fault(FaultKind::Permission));
+        }
+        Ok((index, off))
+    }
+
+    /// Copies instruction bytes for decoding: up to `buf.len()` bytes from
+    /// `addr`, stopping at the end of the executable region. Returns how many
+    /// bytes were copied.
+    pub fn fetch(&self, core: usize, addr: u32, buf: &mut [u8]) -> Result<usize, MemFault> {
+        let (index, off) = self.resolve(core, addr, 1, AccessKind::Fetch, flag::EXEC)?;
+        let data = &self.regions[index].data;
+        let n = buf.len().min(data.len() - off);
+        buf[..n].copy_from_slice(&data[off..off + n]);
+        Ok(n)
+    }
+
+    // ---- code coherence ----
+
+    /// Records that `[start, end)` is decoded into a cached block.
+    pub fn mark_code(&mut self, start: u32, end: u32) {
+        let mut addr = start;
+        while addr < end {
+            let granule = addr >> CODE_SHIFT;
+            let bits = self.code_bytes.entry(granule).or_insert_with(|| Box::new([0; 64]));
+            let bit = (addr & ((1 << CODE_SHIFT) - 1)) as usize;
+            bits[bit / 64] |= 1 << (bit % 64);
+            addr = match addr.checked_add(1) {
+                Some(a) => a,
+                None => break,
+            };
+        }
+        let first = start >> PAGE_SHIFT;
+        let last = end.saturating_sub(1) >> PAGE_SHIFT;
+        for table in &mut self.tables {
+            for p in first..=last {
+                let page = &mut table[p as usize];
+                if page.flags != 0 {
+                    page.flags |= flag::CODE;
+                }
+            }
+        }
+    }
+
+    fn note_code_write(&mut self, addr: u32, size: u32) {
+        let hit = (addr..addr.saturating_add(size)).any(|a| {
+            self.code_bytes.get(&(a >> CODE_SHIFT)).is_some_and(|bits| {
+                let bit = (a & ((1 << CODE_SHIFT) - 1)) as usize;
+                bits[bit / 64] & (1 << (bit % 64)) != 0
+            })
+        });
+        if hit {
+            // Every cache flushes on its next lookup; the map restarts empty
+            // (pages stay flagged, which only costs the slow path).
+            self.code_epoch += 1;
+            self.code_bytes.clear();
+        }
+    }
+
+    // ---- host access (loader, tensors): no permissions, no checks ----
+
+    /// The region and offset holding `[addr, addr + len)` entirely.
+    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), String> {
+        let index = self
+            .regions
+            .iter()
+            .position(|r| r.contains(addr))
+            .ok_or_else(|| format!("address {addr:#010x} is not in any region"))?;
+        let region = &self.regions[index];
+        let off = (addr - region.base) as usize;
+        if off + len > region.size as usize {
+            return Err(format!(
+                "{len} bytes at {addr:#010x} run past the end of {} ({:#010x}..{:#010x})",
+                region.name,
+                region.base,
+                region.end()
+            ));
+        }
+        Ok((index, off))
+    }
+
+    /// Writes bytes as the host (loader, launch block, tensors).
+    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), String> {
+        let (index, off) = self.host_span(addr, bytes.len())?;
+        self.regions[index].data[off..off + bytes.len()].copy_from_slice(bytes);
+        self.code_epoch += 1;
+        self.code_bytes.clear();
+        Ok(())
+    }
+
+    /// Writes bytes into the copy of a private region that `core` sees.
+    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), String> {
+        let index =
+            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
+        let region = &mut self.regions[index];
+        let off = (addr - region.base) as usize;
+        let dst = region
+            .data
+            .get_mut(off..off + bytes.len())
+            .ok_or_else(|| format!("core {core}: {} bytes at {addr:#010x} overrun {}", bytes.len(), region.name))?;
+        dst.copy_from_slice(bytes);
+        self.code_epoch += 1;
+        self.code_bytes.clear();
+        Ok(())
+    }
+
+    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], String> {
+        let (index, off) = self.host_span(addr, len)?;
+        Ok(&self.regions[index].data[off..off + len])
+    }
+
+    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], String> {
+        let index =
+            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
+        let region = &self.regions[index];
+        let off = (addr - region.base) as usize;
+        region
+            .data
+            .get(off..off + len)
+            .ok_or_else(|| format!("core {core}: {len} bytes at {addr:#010x} overrun {}", region.name))
+    }
+
+    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, String> {
+        let b = self.host_read_for(core, addr, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Reads a NUL-terminated string (at most `max` bytes) as `core` sees it.
+    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, String> {
+        let index =
+            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
+        let region = &self.regions[index];
+        let off = (addr - region.base) as usize;
+        let tail = &region.data[off..];
+        let tail = &tail[..tail.len().min(max)];
+        let end = tail.iter().position(|&b| b == 0).ok_or_else(|| format!("no NUL within {max} bytes at {addr:#x}"))?;
+        Ok(String::from_utf8_lossy(&tail[..end]).into_owned())
+    }
+
+    // ---- reports ----
+
+    /// One line per region `core` can see, then the private regions of others.
+    pub fn describe_map(&self, core: usize) -> String {
+        let mut out = String::new();
+        for (i, r) in self.regions.iter().enumerate() {
+            let visible = self.region_for(core, r.base).is_some_and(|j| j == i);
+            let _ = writeln!(
+                out,
+                "  {:#010x}..{:#010x} {} {}{}",
+                r.base,
+                r.end(),
+                r.perms.describe(),
+                r.name,
+                if visible { "" } else { " (not visible to this core)" }
+            );
+        }
+        out
+    }
+
+    /// A one-line explanation of a fault: the access, and what lies there.
+    pub fn explain_fault(&self, core: usize, fault: &MemFault) -> String {
+        let what = match fault.kind {
+            FaultKind::Permission => {
+                let region = self.region_for(core, fault.addr).map(|i| &self.regions[i]);
+                match region {
+                    Some(r) => format!("{} is {}", r.name, r.perms.describe()),
+                    None => "permission denied".into(),
+                }
+            }
+            FaultKind::Unmapped => {
+                let page = self.page(core, fault.addr);
+                let own = (page.flags != 0).then(|| &self.regions[usize::from(page.region)]);
+                match (own, self.any_region(fault.addr)) {
+                    (Some(r), _) => {
+                        format!("the access runs past the end of {} ({:#010x}..{:#010x})", r.name, r.base, r.end())
+                    }
+                    (None, Some(r)) => format!("{} is not visible to core {core}", r.name),
+                    (None, None) => "nothing is mapped there".into(),
+                }
+            }
+        };
+        format!("{}-byte {} {:#010x}: {what}", fault.size, fault.access.verb(), fault.addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_regions_per_core() {
+        let mut mem = Memory::new(2);
+        mem.add_region("tcm0", RegionKind::Tcm { core: 0 }, 0x9000_0000, 0x4000, Perms::RW, Some(&[0]));
+        mem.add_region("tcm1", RegionKind::Tcm { core: 1 }, 0x9000_0000, 0x4000, Perms::RW, Some(&[1]));
+        mem.store(0, 0, 0x9000_0010, 7u32.to_le_bytes()).unwrap();
+        mem.store(1, 0, 0x9000_0010, 9u32.to_le_bytes()).unwrap();
+        assert_eq!(mem.load::<4>(0, 0, 0x9000_0010).unwrap(), 7u32.to_le_bytes());
+        assert_eq!(mem.load::<4>(1, 0, 0x9000_0010).unwrap(), 9u32.to_le_bytes());
+        // The 16 KiB region ends inside its page.
+        let fault = mem.load::<4>(0, 0, 0x9000_4000).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Unmapped);
+        assert!(mem.explain_fault(0, &fault).contains("past the end of tcm0"));
+    }
+
+    #[test]
+    fn code_writes_bump_the_epoch() {
+        let mut mem = Memory::new(1);
+        mem.add_region("ram", RegionKind::Ram, 0, 0x20000, Perms::RWX, None);
+        mem.mark_code(0x100, 0x110);
+        let before = mem.code_epoch;
+        mem.store(0, 0, 0x200, [1u8]).unwrap();
+        assert_eq!(mem.code_epoch, before);
+        mem.store(0, 0, 0x10e, [1u8, 2]).unwrap();
+        assert_eq!(mem.code_epoch, before + 1);
+    }
+}

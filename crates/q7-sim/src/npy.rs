@@ -1,0 +1,314 @@
+//! A small `.npy` reader and writer (NumPy format versions 1.0, 2.0 and 3.0).
+//!
+//! Supported element types, by descr: `f4 f2 f8 i1 i2 i4 i8 u1 b1` in either
+//! byte order (`<`, `>`, `|`, `=`; data is converted to little-endian), and
+//! bfloat16. NumPy has no bfloat16 of its own: arrays of
+//! `ml_dtypes.bfloat16` are written as raw two-byte records, descr `<V2`, and
+//! that is what q7 reads and writes for bfloat16 (read back in NumPy with
+//! `np.load(f).view(ml_dtypes.bfloat16)`; the descr `bfloat16` is accepted
+//! too). Only C-order arrays are supported.
+
+use std::fmt;
+
+/// Element type of a tensor, with its `c10::ScalarType` code (sdk/ABI.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    U8,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    F32,
+    F64,
+    Bool,
+    BF16,
+}
+
+impl DType {
+    pub const ALL: [DType; 10] = [
+        DType::U8,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::Bool,
+        DType::BF16,
+    ];
+
+    pub fn size(self) -> usize {
+        match self {
+            DType::U8 | DType::I8 | DType::Bool => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
+            DType::I64 | DType::F64 => 8,
+        }
+    }
+
+    /// The `c10::ScalarType` number the tensor descriptor carries.
+    pub fn code(self) -> u32 {
+        match self {
+            DType::U8 => 0,
+            DType::I8 => 1,
+            DType::I16 => 2,
+            DType::I32 => 3,
+            DType::I64 => 4,
+            DType::F16 => 5,
+            DType::F32 => 6,
+            DType::F64 => 7,
+            DType::Bool => 11,
+            DType::BF16 => 15,
+        }
+    }
+
+    pub fn from_code(code: u32) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.code() == code)
+    }
+
+    /// The NumPy descr q7 writes.
+    pub fn descr(self) -> &'static str {
+        match self {
+            DType::U8 => "|u1",
+            DType::I8 => "|i1",
+            DType::I16 => "<i2",
+            DType::I32 => "<i4",
+            DType::I64 => "<i8",
+            DType::F16 => "<f2",
+            DType::F32 => "<f4",
+            DType::F64 => "<f8",
+            DType::Bool => "|b1",
+            DType::BF16 => "<V2",
+        }
+    }
+
+    /// Parses a type name as given on the command line (`f32`, `float`, `bf16`, ...).
+    pub fn parse_name(name: &str) -> Option<DType> {
+        Some(match name {
+            "u8" | "uint8" | "byte" => DType::U8,
+            "i8" | "int8" | "char" => DType::I8,
+            "i16" | "int16" | "short" => DType::I16,
+            "i32" | "int32" | "int" => DType::I32,
+            "i64" | "int64" | "long" => DType::I64,
+            "f16" | "float16" | "half" => DType::F16,
+            "f32" | "float32" | "float" => DType::F32,
+            "f64" | "float64" | "double" => DType::F64,
+            "bool" | "b1" => DType::Bool,
+            "bf16" | "bfloat16" => DType::BF16,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::Bool => "bool",
+            DType::BF16 => "bfloat16",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A dense C-order array: little-endian element bytes plus shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Array {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub data: Vec<u8>,
+}
+
+impl Array {
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn from_f32(shape: Vec<usize>, values: &[f32]) -> Array {
+        Array { dtype: DType::F32, shape, data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    }
+
+    /// The elements as f32 (only for F32 arrays).
+    pub fn to_f32(&self) -> Option<Vec<f32>> {
+        (self.dtype == DType::F32)
+            .then(|| self.data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+}
+
+const MAGIC: &[u8] = b"\x93NUMPY";
+
+/// Parses a `.npy` file. Errors are one line.
+pub fn read(bytes: &[u8]) -> Result<Array, String> {
+    if bytes.len() < 10 || &bytes[..6] != MAGIC {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let major = bytes[6];
+    let (header_len, start) = match major {
+        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10usize),
+        2 | 3 => {
+            let b = bytes.get(8..12).ok_or("truncated .npy header")?;
+            (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize, 12)
+        }
+        v => return Err(format!(".npy format version {v} is not supported (1, 2 or 3)")),
+    };
+    let header = bytes
+        .get(start..start.checked_add(header_len).ok_or("header length overflows")?)
+        .ok_or_else(|| format!(".npy header of {header_len} bytes runs past the end of the file"))?;
+    let header = std::str::from_utf8(header).map_err(|_| ".npy header is not text")?;
+    let descr = dict_value(header, "descr").ok_or("no 'descr' in the .npy header")?;
+    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+    let fortran = dict_value(header, "fortran_order").ok_or("no 'fortran_order' in the .npy header")?;
+    if fortran.starts_with("True") {
+        return Err("Fortran-order arrays are not supported: save a C-order array (np.ascontiguousarray)".into());
+    }
+    let shape = parse_shape(dict_value(header, "shape").ok_or("no 'shape' in the .npy header")?)?;
+    let (dtype, big_endian) = parse_descr(descr)?;
+    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or("shape overflows")?;
+    let size = count.checked_mul(dtype.size()).ok_or("data size overflows")?;
+    let body = &bytes[start + header_len..];
+    if body.len() < size {
+        return Err(format!("{} data bytes for shape {shape:?} of {dtype}, need {size}", body.len()));
+    }
+    let mut data = body[..size].to_vec();
+    if big_endian && dtype.size() > 1 {
+        for element in data.chunks_exact_mut(dtype.size()) {
+            element.reverse();
+        }
+    }
+    Ok(Array { dtype, shape, data })
+}
+
+/// The text after `'key':` up to the next top-level comma or brace.
+fn dict_value<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    let at = header.find(&format!("'{key}'")).or_else(|| header.find(&format!("\"{key}\"")))?;
+    let rest = header[at + key.len() + 2..].trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let mut depth = 0;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' | '}' if depth == 0 => return Some(rest[..i].trim()),
+            _ => {}
+        }
+        if depth == 0 && (c == ')' || c == ']') {
+            return Some(rest[..=i].trim());
+        }
+    }
+    Some(rest.trim())
+}
+
+fn parse_shape(text: &str) -> Result<Vec<usize>, String> {
+    let inner = text.trim().trim_start_matches('(').trim_end_matches(')');
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad dimension `{s}` in shape {text}")))
+        .collect()
+}
+
+fn parse_descr(descr: &str) -> Result<(DType, bool), String> {
+    if descr == "bfloat16" {
+        return Ok((DType::BF16, false));
+    }
+    let (order, code) = match descr.chars().next() {
+        Some(c @ ('<' | '>' | '|' | '=')) => (c, &descr[1..]),
+        _ => ('<', descr),
+    };
+    let dtype = match code {
+        "f4" => DType::F32,
+        "f2" => DType::F16,
+        "f8" => DType::F64,
+        "i1" => DType::I8,
+        "i2" => DType::I16,
+        "i4" => DType::I32,
+        "i8" => DType::I64,
+        "u1" => DType::U8,
+        "b1" => DType::Bool,
+        "V2" => DType::BF16,
+        _ => return Err(format!("dtype '{descr}' is not supported (f4 f2 f8 i1 i2 i4 i8 u1 b1, bfloat16 as V2)")),
+    };
+    Ok((dtype, order == '>'))
+}
+
+/// Serialises an array as a version 1.0 `.npy` (2.0 if the header needs it).
+pub fn write(array: &Array) -> Vec<u8> {
+    let shape = match array.shape.len() {
+        1 => format!("({},)", array.shape[0]),
+        _ => format!("({})", array.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    };
+    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", array.dtype.descr());
+    // The header (magic, version, length, dict, padding, '\n') is a multiple of 64.
+    let mut out = Vec::with_capacity(array.data.len() + 128);
+    let unpadded = dict.len() + 1;
+    let (version, prefix) = if unpadded + 10 <= 65535 { (1u8, 10) } else { (2u8, 12) };
+    let total = (prefix + unpadded).div_ceil(64) * 64;
+    let header_len = total - prefix;
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        out.extend_from_slice(&(header_len as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(header_len as u32).to_le_bytes());
+    }
+    out.extend_from_slice(dict.as_bytes());
+    out.resize(total - 1, b' ');
+    out.push(b'\n');
+    out.extend_from_slice(&array.data);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_dtype() {
+        for dtype in DType::ALL {
+            let array = Array { dtype, shape: vec![2, 3], data: (0..6 * dtype.size() as u8).collect() };
+            let bytes = write(&array);
+            assert_eq!(bytes.len() % 64, 6 * dtype.size() % 64);
+            assert_eq!(read(&bytes).unwrap(), array, "{dtype}");
+        }
+    }
+
+    #[test]
+    fn reads_numpy_headers() {
+        // As numpy 1.x writes a scalar-shaped big-endian int16 array.
+        let mut file = b"\x93NUMPY\x01\x00".to_vec();
+        let dict = "{'descr': '>i2', 'fortran_order': False, 'shape': (2,), }";
+        let mut header = dict.to_string();
+        while !(10 + header.len() + 1).is_multiple_of(64) {
+            header.push(' ');
+        }
+        header.push('\n');
+        file.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        file.extend_from_slice(header.as_bytes());
+        file.extend_from_slice(&[0x01, 0x02, 0xff, 0xfe]);
+        let array = read(&file).unwrap();
+        assert_eq!((array.dtype, array.shape.clone()), (DType::I16, vec![2]));
+        assert_eq!(array.data, [0x02, 0x01, 0xfe, 0xff]);
+    }
+
+    #[test]
+    fn clear_errors() {
+        assert!(read(b"hello").unwrap_err().contains("magic"));
+        let mut bad = write(&Array::from_f32(vec![4], &[1.0, 2.0, 3.0, 4.0]));
+        bad.truncate(bad.len() - 1);
+        assert!(read(&bad).unwrap_err().contains("need 16"));
+        let mut fortran = write(&Array::from_f32(vec![1], &[1.0]));
+        let at = fortran.windows(5).position(|w| w == b"False").unwrap();
+        fortran[at..at + 5].copy_from_slice(b"True ");
+        assert!(read(&fortran).unwrap_err().contains("Fortran"));
+    }
+}

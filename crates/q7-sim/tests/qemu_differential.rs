@@ -1,0 +1,198 @@
+//! Differential tests: the same self-checking programs (tests/programs/,
+//! built by tests/programs/build.sh with the open toolchain) run under
+//! `qemu-system-xtensa -M sim -semihosting` and under q7's ISS configured
+//! like the same sample core; exit codes and printed output must agree.
+//!
+//! Missing tools fail the tests with a pointer to scripts/bootstrap.sh.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use q7_sim::bare::{self, Board};
+use q7_sim::machine::{RunEnd, RunLimits};
+
+const TOOLS: [&str; 4] = ["qemu-system-xtensa", "clang-22", "llvm-mc-22", "xtensa-lx106-elf-ld"];
+
+fn require_tools() {
+    for tool in TOOLS {
+        let found = Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+        assert!(found.is_ok(), "{tool} not found: run scripts/bootstrap.sh");
+    }
+}
+
+fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+/// Builds every program of `sources` for a board and optimisation level,
+/// once per test process.
+fn build(board: &str, opt: &str, sources: &[&str]) -> PathBuf {
+    // Tests run in parallel threads; build.sh shares object files per board.
+    static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"));
+    let out = dir.path().join(format!("{board}-O{opt}"));
+    let programs = programs_dir();
+    for src in sources {
+        let name = src.trim_end_matches(".c");
+        let elf = out.join(format!("{name}.{board}-O{opt}.elf"));
+        if elf.exists() {
+            continue;
+        }
+        let status = Command::new("bash")
+            .arg(programs.join("build.sh"))
+            .arg(&out)
+            .arg(board)
+            .args(["-O", opt])
+            .arg(programs.join(src))
+            .stdout(Stdio::null())
+            .status()
+            .expect("run build.sh");
+        assert!(status.success(), "build.sh {board} -O{opt} {src} failed");
+    }
+    out
+}
+
+fn elf_path(dir: &Path, name: &str, board: &str, opt: &str) -> PathBuf {
+    dir.join(format!("{name}.{board}-O{opt}.elf"))
+}
+
+/// Runs QEMU with a deadline; returns (exit code, stdout).
+fn run_qemu(cpu: &str, elf: &Path) -> (i32, Vec<u8>) {
+    let mut child = Command::new("qemu-system-xtensa")
+        .args(["-M", "sim", "-cpu", cpu, "-semihosting", "-nographic", "-monitor", "none", "-kernel"])
+        .arg(elf)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start qemu-system-xtensa (run scripts/bootstrap.sh)");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
+        buf
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for qemu") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("qemu timed out on {}", elf.display());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (status.code().unwrap_or(-1), reader.join().expect("reader"))
+}
+
+fn board(cpu: &str) -> Board {
+    match cpu {
+        "de233_fpu" => Board::de233_fpu(),
+        _ => Board::de212(),
+    }
+}
+
+fn run_iss(cpu: &str, elf_bytes: &[u8]) -> (i32, Vec<u8>) {
+    let limits = RunLimits { max_insns: 500_000_000, wall: Duration::from_secs(60), ..RunLimits::default() };
+    let run = bare::run(&board(cpu), elf_bytes, limits).expect("load into the ISS");
+    assert_eq!(run.end, RunEnd::Exited, "ISS did not exit cleanly: {:?}", run.stop.map(|s| s.to_string()));
+    (run.exit_code.expect("exit code"), run.stdout)
+}
+
+/// Runs `name` under both and compares; returns the shared exit code.
+fn compare(cpu: &str, opt: &str, name: &str, sources: &[&str]) -> (i32, String) {
+    require_tools();
+    let dir = build(cpu, opt, sources);
+    let elf = elf_path(&dir, name, cpu, opt);
+    let (qemu_code, qemu_out) = run_qemu(cpu, &elf);
+    let (iss_code, iss_out) = run_iss(cpu, &std::fs::read(&elf).expect("read ELF"));
+    let qemu_text = String::from_utf8_lossy(&qemu_out).into_owned();
+    let iss_text = String::from_utf8_lossy(&iss_out).into_owned();
+    assert_eq!(iss_text, qemu_text, "{name} ({cpu} -O{opt}): output differs from QEMU");
+    assert_eq!(iss_code, qemu_code, "{name} ({cpu} -O{opt}): exit code differs from QEMU");
+    (iss_code, iss_text)
+}
+
+const DE212_PROGRAMS: [&str; 7] = ["hello.c", "integer.c", "windows.c", "loops.c", "memory.c", "traps.c", "spin.S"];
+
+#[test]
+fn hello_prints_and_exits() {
+    let (code, out) = compare("de212", "2", "hello", &DE212_PROGRAMS);
+    assert_eq!((code, out.as_str()), (3, "hello -42 beef\n"));
+}
+
+#[test]
+fn integer_ops_match_qemu() {
+    for opt in ["2", "0"] {
+        let (code, out) = compare("de212", opt, "integer", &DE212_PROGRAMS);
+        assert_eq!(code, 33);
+        assert!(out.contains("intmin_div=-2147483648"), "{out}");
+    }
+}
+
+#[test]
+fn deep_windowed_calls_match_qemu() {
+    // fib/ackermann/`wide` go far deeper than 32 physical registers, so the
+    // overflow/underflow handlers and the Alloca path of movsp run; the exit
+    // comes from 150 frames down.
+    for opt in ["2", "0"] {
+        let (code, out) = compare("de212", opt, "windows", &DE212_PROGRAMS);
+        assert_eq!(code, 42);
+        assert!(out.contains("ack36=509"), "{out}");
+    }
+}
+
+#[test]
+fn loops_match_qemu() {
+    for opt in ["2", "0"] {
+        assert_eq!(compare("de212", opt, "loops", &DE212_PROGRAMS).0, 5);
+    }
+}
+
+#[test]
+fn memory_access_matches_qemu() {
+    for opt in ["2", "0"] {
+        assert_eq!(compare("de212", opt, "memory", &DE212_PROGRAMS).0, 9);
+    }
+}
+
+/// Patches the `which` word of traps.c and compares each exception.
+#[test]
+fn exceptions_match_qemu() {
+    require_tools();
+    let dir = build("de212", "2", &DE212_PROGRAMS);
+    let elf_file = elf_path(&dir, "traps", "de212", "2");
+    let bytes = std::fs::read(&elf_file).expect("read traps ELF");
+    let file = q7_elf::ElfFile::parse(&bytes).expect("parse");
+    let which = file.symbols().expect("symbols").into_iter().find(|s| s.name == "which").expect("symbol `which`");
+    let offset = file.vaddr_to_offset(which.value).expect("`which` has file bytes") as usize;
+    for (case, expected) in [(0u32, 0), (1, 70), (2, 73), (3, 64)] {
+        let mut patched = bytes.clone();
+        patched[offset..offset + 4].copy_from_slice(&case.to_le_bytes());
+        let path = dir.join(format!("traps-{case}.elf"));
+        std::fs::write(&path, &patched).expect("write patched ELF");
+        let (qemu_code, qemu_out) = run_qemu("de212", &path);
+        let (iss_code, iss_out) = run_iss("de212", &patched);
+        assert_eq!(iss_out, qemu_out, "case {case}: output");
+        assert_eq!((iss_code, qemu_code), (expected, expected), "case {case}: exit codes");
+    }
+}
+
+#[test]
+fn register_only_loop_body_matches_qemu() {
+    // The benchmark kernel: its loop body runs on the register-only path.
+    let (code, out) = compare("de212", "2", "spin", &DE212_PROGRAMS);
+    assert_eq!((code, out.as_str()), (45, ""));
+}
+
+#[test]
+fn fp_matches_qemu_on_de233_fpu() {
+    let (code, out) = compare("de233_fpu", "2", "fp", &["fp.c"]);
+    assert_eq!(code, 11);
+    assert!(out.contains("fcr_mask=127"), "{out}");
+}
