@@ -13,6 +13,7 @@ tools=(
   "xtensa-lx106-elf-g++:gcc-xtensa-lx106"
   "qemu-system-xtensa:qemu-system-misc"
   "cc:gcc"
+  "python3:python3"
 )
 
 missing=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job end to end: bootstrap, build q7, build the relu example op for
 # one fat core and for eight cores with `q7 build` (open toolchain, packed like
-# xt-pkg-loadlib does), bind the eight images to their windows with
-# `q7 prelink`, and prove and show what was made with q7's own analysis tools.
+# xt-pkg-loadlib does), run both on a million-element tensor with `q7 run` and
+# check the result against a host reference, bind the eight images to their
+# windows with `q7 prelink`, and prove what was made with q7's own tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,13 @@ mkdir -p "$out"
 echo "== q7 build: examples/relu (single core) and examples/relu_multicore (8 cores)"
 (cd examples/relu && "$q7" build --build-dir "$out/relu")
 (cd examples/relu_multicore && "$q7" build --build-dir "$out/relu8")
+
+echo; echo "== q7 run: relu on 1,048,576 floats, one core and eight, checked against the host"
+python3 scripts/npy_tool.py make "$out/x.npy" 1048576
+"$q7" run "$out/relu" --fn relu_forward --in "$out/x.npy" --out "$out/y1.npy" --stats
+python3 scripts/npy_tool.py check-relu "$out/x.npy" "$out/y1.npy"
+"$q7" run "$out/relu8" --fn relu_forward --in "$out/x.npy" --out "$out/y8.npy" --stats
+python3 scripts/npy_tool.py check-relu "$out/x.npy" "$out/y8.npy"
 
 echo; echo "== q7 layout: the eight per-core images tile the 16 MiB aperture"
 "$q7" layout "$out"/relu8/librelu_cpu{0..7}.so | sed -n '/^across/,$p'
