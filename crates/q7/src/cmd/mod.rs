@@ -30,7 +30,8 @@ enum Command {
     Layout(layout::Args),
     Lsp(lsp::Args),
     /// Analyse images and host libraries: layouts, kernel tables, rosters,
-    /// carving, rebase proofs, strings.
+    /// carving, rebase proofs, strings, UCPL images, image diffs, struct
+    /// layouts and core configurations.
     #[command(subcommand)]
     Inspect(inspect::InspectCommand),
     Oracle(oracle::Args),
