@@ -10,9 +10,7 @@ use q7_image::memmap::Window;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{
-    self, align_literal_pools, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup,
-};
+use crate::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
 use crate::schema::{self, SchemaError};
 use crate::sdk::{self, SdkError};
 use crate::wrapper::{self, WrapperError};
@@ -242,14 +240,8 @@ fn compile_unit(
             inputs.push(unit.src.clone());
             make(obs, &first, &unit.obj, &inputs, || {
                 exec::run(&first).map_err(compile_err)?;
-                let fixed = if lang == Language::Asm {
-                    asm.clone()
-                } else {
-                    let text = std::fs::read_to_string(&asm).map_err(io_err(&asm))?;
-                    let fixed = unit.obj.with_extension("q7.s");
-                    std::fs::write(&fixed, align_literal_pools(&text)).map_err(io_err(&fixed))?;
-                    fixed
-                };
+                let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
+                    .map_err(|(path, source)| io_err(&path)(source))?;
                 let second = setup.assemble(&fixed, &tmp_obj);
                 obs.command(&second);
                 exec::run(&second).map_err(compile_err)?;

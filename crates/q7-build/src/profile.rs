@@ -338,6 +338,18 @@ pub fn align_literal_pools(asm: &str) -> String {
     out
 }
 
+/// The file llvm-mc assembles for a source of `lang`: hand-written
+/// assembly as preprocessed (`asm`), or clang's output with its literal
+/// pools aligned, written to `fixed`. The error names the file it concerns.
+pub fn assembly_for_mc(lang: Language, asm: &Path, fixed: &Path) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+    if lang == Language::Asm {
+        return Ok(asm.to_path_buf());
+    }
+    let text = std::fs::read_to_string(asm).map_err(|e| (asm.to_path_buf(), e))?;
+    std::fs::write(fixed, align_literal_pools(&text)).map_err(|e| (fixed.to_path_buf(), e))?;
+    Ok(fixed.to_path_buf())
+}
+
 /// Replaces operands `aN` (N a decimal register number) with `N`.
 fn cfi_numeric_registers(line: &str) -> String {
     let mut out = String::with_capacity(line.len());

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::command::Command;
 use crate::exec::{self, ExecError};
-use crate::profile::{align_literal_pools, AsmJob, CompileFlags, Env, Language, OpenSetup};
+use crate::profile::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 
@@ -145,22 +145,17 @@ fn build_archive(
         let obj = work.join(format!("{stem}.o"));
         let lang = Language::of(src).unwrap_or(Language::C);
         let asm = work.join(format!("{stem}.s"));
-        let fixed = if lang == Language::Asm {
-            let c = open.preprocess_asm(&sdk.include, src, &asm);
-            on_command(&c);
-            exec::run(&c)?;
-            asm
+        let c = if lang == Language::Asm {
+            open.preprocess_asm(&sdk.include, src, &asm)
         } else {
             let flags = CompileFlags { sdk_include: &sdk.include, cflags: &[], includes: &[] };
             let depfile = work.join(format!("{stem}.d"));
-            let c = open.compile_to_asm(&flags, &AsmJob { lang, src, asm: &asm, depfile: &depfile, dep_target: &obj });
-            on_command(&c);
-            exec::run(&c)?;
-            let text = std::fs::read_to_string(&asm).map_err(io_err(&asm))?;
-            let fixed = work.join(format!("{stem}.q7.s"));
-            std::fs::write(&fixed, align_literal_pools(&text)).map_err(io_err(&fixed))?;
-            fixed
+            open.compile_to_asm(&flags, &AsmJob { lang, src, asm: &asm, depfile: &depfile, dep_target: &obj })
         };
+        on_command(&c);
+        exec::run(&c)?;
+        let fixed = assembly_for_mc(lang, &asm, &work.join(format!("{stem}.q7.s")))
+            .map_err(|(path, source)| io_err(&path)(source))?;
         let c = open.assemble(&fixed, &obj);
         on_command(&c);
         exec::run(&c)?;
