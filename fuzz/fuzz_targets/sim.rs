@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use q7_image::memmap::Window;
+use q7_target::memmap::Window;
 use q7_sim::config::CoreConfig;
 use q7_sim::machine::{Machine, RunLimits};
 use q7_sim::mem::{Memory, Perms, RegionKind};

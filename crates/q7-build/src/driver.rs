@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use q7_image::memmap::Window;
+use q7_target::memmap::Window;
+use q7_target::{Artifact, ArtifactKind};
 
 use crate::command::Command;
 use crate::exec::{self, ExecError};
@@ -369,35 +370,35 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     // Phase 4: link 1× or 8×.
     let mut objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
     objs.push(wrapper_unit.obj.clone());
-    let targets: Vec<(Window, String)> = if req.multicore {
-        (0..8).map(|i| (Window::Core(i), format!("{base}_cpu{i}"))).collect()
-    } else {
-        vec![(Window::Single, base.to_string())]
-    };
+    let targets: Vec<(Window, Artifact)> = Artifact::windows(req.multicore)
+        .into_iter()
+        .map(|w| (w, Artifact::new(base, w, ArtifactKind::Linked)))
+        .collect();
+    let path_of = |a: &Artifact, kind: ArtifactKind| req.build_dir.join(a.with_kind(kind).file_name());
     obs.phase("link", targets.len());
-    let ran = exec::parallel(&targets, jobs, |(window, stem)| {
-        let lib = req.build_dir.join(format!("{stem}.so"));
+    let ran = exec::parallel(&targets, jobs, |(window, artifact)| {
+        let lib = path_of(artifact, ArtifactKind::Linked);
         let r = link_one(&tools, *window, &objs, &lib, obs)?;
-        obs.step(&format!("{stem}.so"), !r);
+        obs.step(&artifact.file_name(), !r);
         Ok::<_, BuildError>(r)
     })?;
     count(&mut report, &ran);
-    report.libraries = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.so"))).collect();
+    report.libraries = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Linked)).collect();
 
     // Phase 5: strip + pack, gated on the caller's cflags (not the fixed bundle).
     if !req.cflags.iter().any(|f| f == "-g") {
         obs.phase("pack", targets.len());
-        let ran = exec::parallel(&targets, jobs, |(_, stem)| {
-            let lib = req.build_dir.join(format!("{stem}.so"));
-            let stripped = req.build_dir.join(format!("{stem}.stripped.so"));
-            let packed = req.build_dir.join(format!("{stem}.packed.so"));
+        let ran = exec::parallel(&targets, jobs, |(_, artifact)| {
+            let lib = path_of(artifact, ArtifactKind::Linked);
+            let stripped = path_of(artifact, ArtifactKind::Stripped);
+            let packed = path_of(artifact, ArtifactKind::Packed);
             let r = pack_one(&tools, &lib, &stripped, &packed, obs)?;
-            obs.step(&format!("{stem}.packed.so"), !r);
+            obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !r);
             Ok::<_, BuildError>(r)
         })?;
         count(&mut report, &ran);
-        report.stripped = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.stripped.so"))).collect();
-        report.packed = targets.iter().map(|(_, s)| req.build_dir.join(format!("{s}.packed.so"))).collect();
+        report.stripped = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Stripped)).collect();
+        report.packed = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Packed)).collect();
     }
     Ok(report)
 }

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use q7_image::memmap::{Window, VECTORS_BASE, VECTORS_SIZE};
+use q7_target::memmap::{Window, VECTORS_BASE, VECTORS_SIZE};
 
 /// The gcc spec strings, identical in all nine LSPs (seed 000 §6).
 pub const SPECS: &str = "\
@@ -200,9 +200,9 @@ SECTIONS
 
   /* sdk/ABI.md: the host writes the launch block into the window's top
      4 KiB; the stack grows down from just below it. */
-  PROVIDE(__q7_launch = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
-  PROVIDE(__stack = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
-  PROVIDE(_heap_sentry = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - 0x1000);
+  PROVIDE(__q7_launch = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - {page:#x});
+  PROVIDE(__stack = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - {page:#x});
+  PROVIDE(_heap_sentry = ORIGIN(sram0_0_seg) + LENGTH(sram0_0_seg) - {page:#x});
 
   .debug 0 : {{ *(.debug) }}
   .line 0 : {{ *(.line) }}
@@ -235,6 +235,7 @@ SECTIONS
         end = window.end(),
         vbase = VECTORS_BASE,
         vlen = VECTORS_SIZE,
+        page = q7_target::launch::PAGE,
     )
 }
 

@@ -10,7 +10,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use q7_image::memmap::Window;
+use q7_target::memmap::Window;
 
 use crate::command::Command;
 

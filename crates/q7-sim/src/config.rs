@@ -64,7 +64,7 @@ impl CoreConfig {
             name: "vision-q7",
             isa: IsaOptions::vision_q7(),
             nareg: 64,
-            vecbase: q7_image::memmap::VECTORS_BASE,
+            vecbase: q7_target::memmap::VECTORS_BASE,
             reset_ps: crate::core::ps::WOE | crate::core::ps::UM,
             exceptions: ExceptionModel::Firmware,
             unaligned_exception: true,

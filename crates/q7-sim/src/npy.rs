@@ -8,115 +8,21 @@
 //! `np.load(f).view(ml_dtypes.bfloat16)`; the descr `bfloat16` is accepted
 //! too). Only C-order arrays are supported.
 
-use std::fmt;
+pub use q7_target::DType;
 
-/// Element type of a tensor, with its `c10::ScalarType` code (sdk/ABI.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DType {
-    U8,
-    I8,
-    I16,
-    I32,
-    I64,
-    F16,
-    F32,
-    F64,
-    Bool,
-    BF16,
-}
-
-impl DType {
-    pub const ALL: [DType; 10] = [
-        DType::U8,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::F16,
-        DType::F32,
-        DType::F64,
-        DType::Bool,
-        DType::BF16,
-    ];
-
-    pub fn size(self) -> usize {
-        match self {
-            DType::U8 | DType::I8 | DType::Bool => 1,
-            DType::I16 | DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
-        }
-    }
-
-    /// The `c10::ScalarType` number the tensor descriptor carries.
-    pub fn code(self) -> u32 {
-        match self {
-            DType::U8 => 0,
-            DType::I8 => 1,
-            DType::I16 => 2,
-            DType::I32 => 3,
-            DType::I64 => 4,
-            DType::F16 => 5,
-            DType::F32 => 6,
-            DType::F64 => 7,
-            DType::Bool => 11,
-            DType::BF16 => 15,
-        }
-    }
-
-    pub fn from_code(code: u32) -> Option<DType> {
-        DType::ALL.into_iter().find(|d| d.code() == code)
-    }
-
-    /// The NumPy descr q7 writes.
-    pub fn descr(self) -> &'static str {
-        match self {
-            DType::U8 => "|u1",
-            DType::I8 => "|i1",
-            DType::I16 => "<i2",
-            DType::I32 => "<i4",
-            DType::I64 => "<i8",
-            DType::F16 => "<f2",
-            DType::F32 => "<f4",
-            DType::F64 => "<f8",
-            DType::Bool => "|b1",
-            DType::BF16 => "<V2",
-        }
-    }
-
-    /// Parses a type name as given on the command line (`f32`, `float`, `bf16`, ...).
-    pub fn parse_name(name: &str) -> Option<DType> {
-        Some(match name {
-            "u8" | "uint8" | "byte" => DType::U8,
-            "i8" | "int8" | "char" => DType::I8,
-            "i16" | "int16" | "short" => DType::I16,
-            "i32" | "int32" | "int" => DType::I32,
-            "i64" | "int64" | "long" => DType::I64,
-            "f16" | "float16" | "half" => DType::F16,
-            "f32" | "float32" | "float" => DType::F32,
-            "f64" | "float64" | "double" => DType::F64,
-            "bool" | "b1" => DType::Bool,
-            "bf16" | "bfloat16" => DType::BF16,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self {
-            DType::U8 => "uint8",
-            DType::I8 => "int8",
-            DType::I16 => "int16",
-            DType::I32 => "int32",
-            DType::I64 => "int64",
-            DType::F16 => "float16",
-            DType::F32 => "float32",
-            DType::F64 => "float64",
-            DType::Bool => "bool",
-            DType::BF16 => "bfloat16",
-        };
-        f.write_str(name)
+/// The NumPy descr q7 writes for `dtype`.
+pub fn descr(dtype: DType) -> &'static str {
+    match dtype {
+        DType::U8 => "|u1",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::F16 => "<f2",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::Bool => "|b1",
+        DType::BF16 => "<V2",
     }
 }
 
@@ -247,7 +153,7 @@ pub fn write(array: &Array) -> Vec<u8> {
         1 => format!("({},)", array.shape[0]),
         _ => format!("({})", array.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
     };
-    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", array.dtype.descr());
+    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", descr(array.dtype));
     // The header (magic, version, length, dict, padding, '\n') is a multiple of 64.
     let mut out = Vec::with_capacity(array.data.len() + 128);
     let unpadded = dict.len() + 1;

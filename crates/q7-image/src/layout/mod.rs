@@ -7,7 +7,7 @@ use q7_elf::consts::*;
 use q7_elf::{ElfFile, Section};
 use serde::Serialize;
 
-use crate::memmap::{Window, WINDOW_BASE};
+use q7_target::memmap::{Window, WINDOW_BASE};
 
 mod text;
 pub use text::{write_layout, write_set};

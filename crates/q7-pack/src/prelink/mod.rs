@@ -34,7 +34,7 @@ mod report;
 mod source;
 pub mod ucpl;
 
-use q7_image::memmap::{Window, CORE_COUNT};
+use q7_target::memmap::{Window, CORE_COUNT};
 
 pub use crc32::crc32;
 pub use error::{PrelinkError, Result};

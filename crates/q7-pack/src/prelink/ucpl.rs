@@ -19,7 +19,7 @@
 //! [`UcplView::validate`] runs each check. [`Ucpl::load`] does both and
 //! fails on the first failed check (what a loader wants).
 
-use q7_image::memmap::{Window, CORE_COUNT};
+use q7_target::memmap::{Window, CORE_COUNT};
 
 use super::crc32::crc32;
 use super::error::{PrelinkError, Result};

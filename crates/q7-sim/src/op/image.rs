@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use q7_image::memmap::Window;
 use q7_pack::prelink::{self, Target};
+use q7_target::memmap::Window;
 
 use crate::SimError;
 
@@ -84,7 +84,7 @@ impl OpImage {
 
     /// The launch block (sdk/ABI.md): the last 4 KiB of the window.
     pub fn launch_block(&self) -> u32 {
-        (self.window.end() - 0x1000) as u32
+        self.window.launch_block()
     }
 
     /// The window's stack top: the launch block's address.

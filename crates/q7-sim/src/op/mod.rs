@@ -29,7 +29,10 @@ mod lookup;
 use std::time::{Duration, Instant};
 
 pub use image::OpImage;
-use q7_image::memmap::{Window, SHARED_DRAM_BASE, SHARED_DRAM_SIZE, VECTORS_BASE, VECTORS_SIZE};
+use q7_target::launch::{self, descriptor as desc, field, ArgKind};
+use q7_target::memmap::{
+    Window, SHARED_DRAM_BASE, SHARED_DRAM_SIZE, TCM_BASE, TCM_SIZE, TENSOR_BASE, TENSOR_MAX, VECTORS_BASE, VECTORS_SIZE,
+};
 
 use crate::checks::{Allocator, Checker, Finding, Owner};
 use crate::config::CoreConfig;
@@ -39,23 +42,6 @@ use crate::mem::{Memory, Perms, RegionKind};
 use crate::npy::{Array, DType};
 use crate::output::OutputMode;
 use crate::{firmware, SimError};
-
-pub const TCM_BASE: u32 = 0x9000_0000;
-pub const TCM_SIZE: u32 = 0x4000;
-pub const TENSOR_BASE: u32 = 0xc000_0000;
-pub const TENSOR_MAX: u32 = 0x2000_0000;
-
-/// Launch block fields (sdk/ABI.md).
-mod launch {
-    pub const MAGIC: u32 = 0x424c_3751;
-    pub const VERSION: u32 = 1;
-    pub const HEADER: u32 = 0x40;
-    pub const STATUS: u32 = 0x30;
-    pub const RESULT: u32 = 0x34;
-    pub const PAGE: u32 = 0x1000;
-    pub const ARG_SIZE: u32 = 16;
-    pub const DESC_SIZE: u32 = 160;
-}
 
 /// One kernel argument.
 #[derive(Clone, Debug)]
@@ -178,19 +164,7 @@ impl OpReport {
     }
 }
 
-/// The launch status codes of sdk/ABI.md.
-pub fn status_meaning(code: i32) -> &'static str {
-    match code {
-        1 => "bad launch block",
-        2 => "function index out of range",
-        3 => "argument kind mismatch",
-        4 => "too few arguments",
-        5 => "out of heap memory",
-        6 => "out of TCM",
-        7 => "abort or failed runtime check",
-        _ => "unknown status",
-    }
-}
+pub use launch::status_meaning;
 
 /// A loaded machine, ready to run one launch.
 pub struct OpSession {
@@ -363,7 +337,7 @@ fn launch_page(
     let args_off = launch::HEADER;
     let mut desc_off = align(args_off + launch::ARG_SIZE * args.len() as u32, 8);
     let tensors = args.iter().filter(|a| matches!(a, Arg::Tensor { .. })).count() as u32;
-    if desc_off + launch::DESC_SIZE * (tensors + 1) > launch::PAGE {
+    if desc_off + desc::SIZE * (tensors + 1) > launch::PAGE {
         return Err(SimError::Launch(format!("{} arguments do not fit the 4 KiB launch block", args.len())));
     }
     let mut k = 0;
@@ -372,34 +346,34 @@ fn launch_page(
         let (kind, value) = match arg {
             Arg::Tensor { array, .. } => {
                 let d = descriptor(array.dtype, &array.shape, placed[k]);
-                page[desc_off as usize..(desc_off + launch::DESC_SIZE) as usize].copy_from_slice(&d);
+                page[desc_off as usize..(desc_off + desc::SIZE) as usize].copy_from_slice(&d);
                 k += 1;
                 let value = u64::from(base + desc_off);
-                desc_off += launch::DESC_SIZE;
-                (1, value)
+                desc_off += desc::SIZE;
+                (ArgKind::Tensor, value)
             }
-            Arg::Double(v) => (2, v.to_bits()),
-            Arg::Int(v) => (3, *v as u64),
-            Arg::Scalar(v) => (4, v.to_bits()),
+            Arg::Double(v) => (ArgKind::Double, v.to_bits()),
+            Arg::Int(v) => (ArgKind::Int64, *v as u64),
+            Arg::Scalar(v) => (ArgKind::Scalar, v.to_bits()),
         };
-        put32(&mut page, rec, kind);
+        put32(&mut page, rec, kind as u32);
         page[(rec + 8) as usize..(rec + 16) as usize].copy_from_slice(&value.to_le_bytes());
     }
     let dst_desc = desc_off;
-    page[dst_desc as usize..(dst_desc + launch::DESC_SIZE) as usize].copy_from_slice(&descriptor(dst.1, dst.2, dst.0));
+    page[dst_desc as usize..(dst_desc + desc::SIZE) as usize].copy_from_slice(&descriptor(dst.1, dst.2, dst.0));
     for (off, v) in [
-        (0x00, launch::MAGIC),
-        (0x04, launch::VERSION),
-        (0x08, function_index),
-        (0x0c, core as u32),
-        (0x10, cores as u32),
-        (0x14, args.len() as u32),
-        (0x18, base + args_off),
-        (0x1c, base + dst_desc),
-        (0x20, heap.0),
-        (0x24, heap.1),
-        (0x28, TCM_BASE),
-        (0x2c, TCM_SIZE),
+        (field::MAGIC, launch::MAGIC),
+        (field::VERSION, launch::VERSION),
+        (field::FUNCTION_INDEX, function_index),
+        (field::CORE_ID, core as u32),
+        (field::CORE_COUNT, cores as u32),
+        (field::ARG_COUNT, args.len() as u32),
+        (field::ARGS, base + args_off),
+        (field::DST_DESCRIPTOR, base + dst_desc),
+        (field::HEAP_BASE, heap.0),
+        (field::HEAP_SIZE, heap.1),
+        (field::TCM_BASE, TCM_BASE),
+        (field::TCM_SIZE, TCM_SIZE),
     ] {
         put32(&mut page, off, v);
     }
@@ -467,7 +441,7 @@ impl OpSession {
     fn collect_output(&self) -> (Option<Array>, &'static str) {
         let mem = &self.machine.mem;
         let launch = self.images[0].launch_block();
-        let result = mem.host_read_u32_for(0, launch + launch::RESULT).unwrap_or(0);
+        let result = mem.host_read_u32_for(0, launch + field::RESULT).unwrap_or(0);
         let (dst_addr, dst_dtype, dst_shape) = &self.dst;
         if result != 0 {
             if let Ok(array) = read_tensor(mem, result) {
@@ -484,7 +458,7 @@ impl OpSession {
 
     /// The status word core `i` left in its launch block.
     pub fn launch_status(&self, core: usize) -> Option<u32> {
-        self.machine.mem.host_read_u32_for(core, self.images[core].launch_block() + launch::STATUS).ok()
+        self.machine.mem.host_read_u32_for(core, self.images[core].launch_block() + field::STATUS).ok()
     }
 }
 

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use q7_build::lsp;
-use q7_image::memmap::Window;
+use q7_target::memmap::Window;
 
 /// Write the nine linker support packages (lsp_fll_load_cpu0..7 and
 /// lsp_fll_load_cpu_single): `specs` and `ldscripts/elf32xtensa.{x,xbn,xn,xr,xu}`.

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use q7_pack::prelink::{self, Target, Ucpl};
+use q7_target::{Artifact, ArtifactKind, Window};
 
 /// Bind an image to a core window as a UCPL image (the prelinker).
 ///
@@ -107,28 +108,17 @@ fn all_cores_path(output: &Path, input: &Path, core: u32) -> Result<PathBuf> {
             output.display()
         );
     }
-    Ok(output.join(format!("{}.cpu{core}.ucpl", base_name(input))))
+    let artifact = Artifact::new(base_name(input), Window::Core(core), ArtifactKind::Ucpl);
+    Ok(output.join(artifact.file_name()))
 }
 
 /// `prog_cpu0.packed.so` → `prog`.
 fn base_name(input: &Path) -> String {
     let name = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut stem = name.as_str();
-    for suffix in [".packed.so", ".stripped.so", ".so"] {
-        if let Some(s) = stem.strip_suffix(suffix) {
-            stem = s;
-            break;
-        }
-    }
-    if let Some((head, n)) = stem.rsplit_once("_cpu") {
-        if !head.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
-            stem = head;
-        }
-    }
-    if stem.is_empty() {
-        "image".into()
-    } else {
-        stem.to_string()
+    match Artifact::parse(&name) {
+        Some(a) => a.name,
+        None if name.is_empty() || name.starts_with('.') => "image".into(),
+        None => name,
     }
 }
 

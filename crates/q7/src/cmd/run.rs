@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use q7_image::memmap::Window;
 use q7_sim::machine::{RunEnd, RunLimits};
 use q7_sim::npy::{self, DType};
 use q7_sim::op::{self, Arg, OpImage, OpOptions, OpReport};
+use q7_target::memmap::Window;
 
 /// Run a built op on real tensors in the Vision-Q7 simulator.
 ///

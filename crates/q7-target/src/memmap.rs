@@ -1,5 +1,5 @@
-//! The GPSIMD memory map (DESIGN.md §3, seeds 000 §6 and 002): where each
-//! core's window sits and how big it is.
+//! The GPSIMD memory map (docs/PLATFORM.md): where each core's window sits
+//! and how big it is, and the regions every core shares or owns privately.
 
 use serde::Serialize;
 
@@ -17,6 +17,13 @@ pub const VECTORS_SIZE: u32 = 0x1000;
 /// The shared DRAM staging window `[0x80000, 0x90000)`.
 pub const SHARED_DRAM_BASE: u32 = 0x0008_0000;
 pub const SHARED_DRAM_SIZE: u32 = 0x0001_0000;
+/// Each core's private TCM pool (every core sees its own at this address).
+pub const TCM_BASE: u32 = 0x9000_0000;
+pub const TCM_SIZE: u32 = 0x4000;
+/// Tensor memory ("HBM"): tensors and the per-core heap slices.
+pub const TENSOR_BASE: u32 = 0xc000_0000;
+/// The most tensor memory a run may use: 512 MiB.
+pub const TENSOR_MAX: u32 = 0x2000_0000;
 
 /// A window an image can be linked into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -67,6 +74,12 @@ impl Window {
             Window::Core(i) => format!("cpu{i}"),
             Window::Single => "single".into(),
         }
+    }
+
+    /// The launch block (sdk/ABI.md): the last page of the window, where
+    /// the host writes the launch block and below which the stack grows.
+    pub const fn launch_block(self) -> u32 {
+        (self.end() - crate::launch::PAGE as u64) as u32
     }
 
     /// The per-core window that contains `[start, end)` entirely, if any.

@@ -1,0 +1,21 @@
+//! `q7-target`: the GPSIMD platform as q7 models it, below every pipeline
+//! crate. It owns the facts that the linker scripts, the packer, the
+//! prelinker, the simulator and the CLI must agree on, and nothing else:
+//!
+//! * [`memmap`]: core windows (the aperture law), vectors, shared DRAM, TCM
+//!   and tensor memory (docs/PLATFORM.md);
+//! * [`launch`]: the launch block, argument records and tensor descriptors
+//!   the host writes for the device runtime (sdk/ABI.md);
+//! * [`dtype`]: tensor element types and their `c10::ScalarType` codes;
+//! * [`artifacts`]: the file names of a build (`NAME_cpuN.so`, ...), made and
+//!   parsed in one place.
+#![forbid(unsafe_code)]
+
+pub mod artifacts;
+pub mod dtype;
+pub mod launch;
+pub mod memmap;
+
+pub use artifacts::{Artifact, ArtifactKind};
+pub use dtype::DType;
+pub use memmap::Window;
