@@ -19,6 +19,16 @@ pub enum ArgKind {
 }
 
 impl ArgKind {
+    /// The type as a schema spells it.
+    pub fn schema_type(self) -> &'static str {
+        match self {
+            ArgKind::Tensor => "Tensor",
+            ArgKind::Scalar => "Scalar",
+            ArgKind::Int => "int",
+            ArgKind::Float => "float",
+        }
+    }
+
     /// The C++ parameter type the user's function declares.
     pub fn cpp_param(self) -> &'static str {
         match self {
@@ -60,6 +70,14 @@ pub struct Schema {
     /// The full operator name, namespace included (`my_ops::relu`).
     pub name: String,
     pub args: Vec<Arg>,
+}
+
+impl std::fmt::Display for Schema {
+    /// The canonical text, as torch prints it: `scale(Tensor x, float s) -> Tensor`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let args: Vec<String> = self.args.iter().map(|a| format!("{} {}", a.kind.schema_type(), a.name)).collect();
+        write!(f, "{}({}) -> Tensor", self.name, args.join(", "))
+    }
 }
 
 impl Schema {
@@ -300,5 +318,110 @@ mod tests {
             err("naïve(Tensor x) -> Tensor"),
             "schema 'naïve(Tensor x) -> Tensor': column 3: expected '(' after the operator name, found 'ï'"
         );
+    }
+}
+
+/// The schema table the generated wrapper embeds in every image, so that a
+/// runner can bind and check arguments from the image alone (stripped,
+/// packed or prelinked alike). It is one NUL-terminated string in
+/// `.rodata`: the line `q7.schemas/1`, then one line per function,
+/// `INDEX<TAB>FUNCTION<TAB>SCHEMA` (docs/FORMATS.md).
+pub mod table {
+    use super::{parse, Schema, SchemaError};
+
+    /// The first line; the version changes if the record format does.
+    pub const MAGIC: &str = "q7.schemas/1\n";
+
+    /// One function of an image.
+    #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+    pub struct SchemaEntry {
+        /// Its index for `get_func_ptr`.
+        pub index: u32,
+        /// The C++ compute function (`get_func_name`).
+        pub function: String,
+        /// Its schema; the schema's name is the op's name (`torch.ops`).
+        pub schema: Schema,
+    }
+
+    #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+    pub enum TableError {
+        #[error("schema table: line {line} is not INDEX<TAB>FUNCTION<TAB>SCHEMA")]
+        BadLine { line: usize },
+        #[error("schema table: no terminating NUL")]
+        Unterminated,
+        #[error("schema table: {0}")]
+        Schema(#[from] SchemaError),
+    }
+
+    /// The table's text (without the NUL).
+    pub fn encode(entries: &[SchemaEntry]) -> String {
+        let mut out = String::from(MAGIC);
+        for e in entries {
+            out.push_str(&format!("{}\t{}\t{}\n", e.index, e.function, e.schema));
+        }
+        out
+    }
+
+    /// Decodes the text after [`MAGIC`] up to its NUL.
+    pub fn decode(text: &str) -> Result<Vec<SchemaEntry>, TableError> {
+        let body = text.strip_prefix(MAGIC).unwrap_or(text);
+        let mut entries = Vec::new();
+        for (n, line) in body.lines().enumerate() {
+            let bad = TableError::BadLine { line: n + 2 };
+            let mut fields = line.splitn(3, '\t');
+            let (Some(index), Some(function), Some(schema)) = (fields.next(), fields.next(), fields.next()) else {
+                return Err(bad);
+            };
+            let index = index.parse().map_err(|_| bad)?;
+            entries.push(SchemaEntry { index, function: function.to_string(), schema: parse(schema)? });
+        }
+        Ok(entries)
+    }
+
+    /// Finds and decodes the table in an image's bytes; `Ok(None)` when the
+    /// image has none (built by another wrapper generator).
+    pub fn find(image: &[u8]) -> Result<Option<Vec<SchemaEntry>>, TableError> {
+        let magic = MAGIC.as_bytes();
+        let Some(start) = image.windows(magic.len()).position(|w| w == magic) else { return Ok(None) };
+        let rest = &image[start..];
+        let end = rest.iter().position(|&b| b == 0).ok_or(TableError::Unterminated)?;
+        let text = std::str::from_utf8(&rest[..end]).map_err(|_| TableError::BadLine { line: 1 })?;
+        decode(text).map(Some)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn round_trips_inside_image_bytes() {
+            let entries = vec![
+                SchemaEntry {
+                    index: 0,
+                    function: "relu_fwd".into(),
+                    schema: parse("relu_forward(Tensor _0) -> Tensor").unwrap(),
+                },
+                SchemaEntry {
+                    index: 1,
+                    function: "ns::scale".into(),
+                    schema: parse("scale(Tensor x, float s, int n, Scalar k) -> Tensor").unwrap(),
+                },
+            ];
+            let mut image = vec![0x36u8, 0x41, 0x00];
+            image.extend_from_slice(encode(&entries).as_bytes());
+            image.extend_from_slice(&[0, 0xff]);
+            assert_eq!(find(&image).unwrap(), Some(entries));
+            assert_eq!(find(b"no table here").unwrap(), None);
+        }
+
+        #[test]
+        fn damaged_tables_are_errors() {
+            assert_eq!(find(b"q7.schemas/1\n0\trelu").unwrap_err(), TableError::Unterminated);
+            assert_eq!(
+                find(b"q7.schemas/1\nx\trelu\tf(Tensor a) -> Tensor\n\0").unwrap_err(),
+                TableError::BadLine { line: 2 }
+            );
+            assert!(matches!(find(b"q7.schemas/1\n0\trelu\tf(Tensr a) -> Tensor\n\0"), Err(TableError::Schema(_))));
+        }
     }
 }
