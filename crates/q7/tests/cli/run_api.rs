@@ -203,3 +203,40 @@ fn a_lone_per_core_image_says_what_to_pass() {
         )
     );
 }
+
+#[test]
+fn ops_with_six_seven_and_ten_tensor_arguments() {
+    let schema = |name: &str, n: usize| {
+        let args: Vec<String> = (0..n).map(|k| format!("Tensor t{k}")).collect();
+        format!("{name}({}) -> Tensor", args.join(", "))
+    };
+    let (s6, s7, s10) = (schema("six_forward", 6), schema("seven_forward", 7), schema("ten_forward", 10));
+    let b = build(
+        "many_args",
+        &[("six_forward", &s6), ("seven_forward", &s7), ("ten_forward", &s10)],
+        &["crates/q7-sim/tests/programs/ops/many_args.cpp"],
+        false,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let n = 257;
+    let inputs: Vec<Vec<f32>> =
+        (0..10).map(|k| input(n, 100 + k as u64).iter().map(|v| v.clamp(-1e6, 1e6)).collect()).collect();
+    let paths: Vec<String> = inputs
+        .iter()
+        .enumerate()
+        .map(|(k, v)| write_f32(dir.path(), &format!("t{k}.npy"), v).to_str().unwrap().to_string())
+        .collect();
+    for (function, count) in [("six_forward", 6), ("seven_forward", 7), ("ten_forward", 10)] {
+        let y = dir.path().join(format!("{function}.npy"));
+        let mut argv = vec![b.to_str().unwrap(), "--fn", function, "--out", y.to_str().unwrap()];
+        for p in &paths[..count] {
+            argv.extend(["--in", p.as_str()]);
+        }
+        let out = q7_run(&argv);
+        assert!(out.status.success(), "{function}: {}", text(&out.stderr));
+        // The same sum, in the same order, in f32: bit-exact.
+        let expected: Vec<f32> =
+            (0..n).map(|i| (0..count).fold(0.0f32, |acc, k| acc + (k + 1) as f32 * inputs[k][i])).collect();
+        assert_bits_eq(&read_f32(&y), &expected, function);
+    }
+}
