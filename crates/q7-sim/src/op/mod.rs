@@ -38,7 +38,9 @@ pub use launch_block::{encode_descriptor, Descriptor};
 pub use placement::Destination;
 pub use q7_target::launch::status_meaning;
 use q7_target::schema::table::{self, SchemaEntry};
-pub use report::{CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore};
+pub use report::{
+    CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
+};
 pub use session::OpSession;
 
 use crate::machine::RunLimits;

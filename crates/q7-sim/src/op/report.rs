@@ -128,6 +128,33 @@ impl OutputTensor {
     }
 }
 
+/// Output elements no core wrote: a finding that does not fail a run by
+/// itself (an op may mean to leave zeros), but usually a bug in how work is
+/// split between cores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnwrittenOutput {
+    /// How many elements were never written.
+    pub elements: u64,
+    /// Of how many.
+    pub of: usize,
+    /// The first few indices (C order).
+    pub first: Vec<usize>,
+}
+
+impl std::fmt::Display for UnwrittenOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let first: Vec<String> = self.first.iter().map(|i| i.to_string()).collect();
+        let more = if self.elements > self.first.len() as u64 { ", ..." } else { "" };
+        write!(
+            f,
+            "{} of {} output elements were never written (indices {}{more})",
+            self.elements,
+            self.of,
+            first.join(", ")
+        )
+    }
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpReport {
@@ -145,6 +172,8 @@ pub struct OpReport {
     /// One line each, as many as the checker keeps.
     pub findings: Vec<String>,
     pub finding_counts: FindingCounts,
+    /// Output elements nobody wrote (with checks on).
+    pub unwritten_output: Option<UnwrittenOutput>,
     /// Console output, `[core N] `-prefixed.
     pub stdout: String,
     pub stderr: String,

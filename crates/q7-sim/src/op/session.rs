@@ -11,7 +11,9 @@ use q7_target::memmap::{
 use super::args::KernelArg;
 use super::launch_block::{self, CoreLaunch, Descriptor};
 use super::placement::{self, Destination, Placement};
-use super::report::{CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore};
+use super::report::{
+    CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
+};
 use super::{lookup, OpError, OpImage, OpOptions};
 use crate::checks::{Allocator, Checker, Owner};
 use crate::config::CoreConfig;
@@ -163,7 +165,8 @@ impl OpSession {
         let end = self.machine.run();
         self.machine.output.flush();
         let states = self.machine.states.clone();
-        let output = self.collect_output();
+        let (output, output_addr) = self.collect_output().unzip();
+        let unwritten_output = self.unwritten(output.as_ref(), output_addr.flatten());
         let cores = self.machine.cores.len();
         let stats: Vec<CoreStats> = (0..cores)
             .map(|i| {
@@ -223,6 +226,7 @@ impl OpSession {
             stats,
             findings,
             finding_counts: FindingCounts { stray_stores: counts[0], races: counts[1], unwritten_reads: counts[2] },
+            unwritten_output,
             stdout: String::from_utf8_lossy(&std::mem::take(&mut out.stdout)).into_owned(),
             stderr: String::from_utf8_lossy(&std::mem::take(&mut out.stderr)).into_owned(),
             console_dropped: out.dropped,
@@ -231,21 +235,34 @@ impl OpSession {
         })
     }
 
-    /// The tensor core 0 returned, or the destination tensor.
-    fn collect_output(&self) -> Option<OutputTensor> {
+    /// How much of the output (when it is contiguous in tensor memory) no
+    /// one wrote.
+    fn unwritten(&self, output: Option<&OutputTensor>, addr: Option<u32>) -> Option<UnwrittenOutput> {
+        let (output, addr) = (output?, addr?);
+        let checker = self.machine.mem.checker.as_ref()?;
+        let numel = output.shape.iter().product::<usize>();
+        let (elements, first) = checker.never_written(addr, numel, output.dtype.size(), 8)?;
+        (elements > 0).then_some(UnwrittenOutput { elements, of: numel, first })
+    }
+
+    /// The tensor core 0 returned, or the destination tensor, and its
+    /// address when it is contiguous.
+    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>)> {
         let mem = &self.machine.mem;
         let result = mem.host_read_u32_for(0, self.images[0].launch_block() + field::RESULT).unwrap_or(0);
         if result != 0 {
             if let Some((desc, data)) = self.read_tensor(result) {
                 if desc.data != self.placement.dst {
                     let source = OutputSource::ReturnedTensor;
-                    return Some(OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data });
+                    let addr = desc.is_contiguous().then_some(desc.data);
+                    return Some((OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data }, addr));
                 }
             }
         }
         let data = mem.host_read(self.placement.dst, self.placement.dst_bytes as usize).ok()?.to_vec();
         let source = OutputSource::DestinationTensor;
-        Some(OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data })
+        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data };
+        Some((output, Some(self.placement.dst)))
     }
 
     /// The tensor the descriptor at `addr` (as core 0 sees it) describes,

@@ -34,7 +34,8 @@ use q7_target::DType;
 /// make, are on unless --no-checks: stores outside every live tensor and
 /// allocation, two cores writing the same output element, reads of output
 /// nobody wrote; each is reported with core, pc, tensor and element, and
-/// findings fail the run. The SDK's own runtime checks (accessor and TCM
+/// findings fail the run. Output elements no core wrote are reported too, as
+/// a note (an error with --strict). The SDK's own runtime checks (accessor and TCM
 /// bounds, failed asserts) are part of the op's code, as on the device: they
 /// stop the op with status 7 and their message, whatever --no-checks says.
 #[derive(Debug, clap::Args)]
@@ -93,6 +94,9 @@ pub struct Args {
     /// Turn off q7's stray-store, race and unwritten-read checks (not the SDK's).
     #[arg(long = "no-checks")]
     no_checks: bool,
+    /// Fail the run when output elements were never written (else a note).
+    #[arg(long)]
+    strict: bool,
     /// Print a JSON report on stdout (core output goes into it).
     #[arg(long)]
     json: bool,
@@ -228,6 +232,11 @@ fn finish(args: &Args, report: OpReport) -> Result<()> {
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
     }
+    if let Some(unwritten) = &report.unwritten_output {
+        if !args.strict {
+            eprintln!("q7 run: note: {unwritten} (--strict makes this an error)");
+        }
+    }
     if report.console_dropped > 0 {
         eprintln!(
             "q7 run: note: {} bytes of console output past the capture limit were dropped",
@@ -253,6 +262,9 @@ fn finish(args: &Args, report: OpReport) -> Result<()> {
             c.races,
             c.unwritten_reads
         );
+    }
+    if let (Some(unwritten), true) = (&report.unwritten_output, args.strict) {
+        bail!("{unwritten}");
     }
     if args.out.is_some() && report.output.is_none() {
         bail!("the op produced no output tensor");

@@ -240,3 +240,37 @@ fn ops_with_six_seven_and_ten_tensor_arguments() {
         assert_bits_eq(&read_f32(&y), &expected, function);
     }
 }
+
+#[test]
+fn never_written_output_is_a_note_or_with_strict_an_error() {
+    let b = build(
+        "partial_api",
+        &[("evens_forward", "evens_forward(Tensor x) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/partial.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(80, 2));
+    let argv = [b.to_str().unwrap(), "--fn", "evens_forward", "--in", x.to_str().unwrap()];
+    let out = q7_run(&argv);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "q7 run: note: 40 of 80 output elements were never written (indices 1, 3, 5, 7, 9, 11, 13, 15, ...) \
+         (--strict makes this an error)\n"
+    );
+    let out = q7_run(&[&argv[..], &["--strict"]].concat());
+    let err = one_line_error(&out);
+    assert_eq!(
+        err,
+        "q7: error: 40 of 80 output elements were never written (indices 1, 3, 5, 7, 9, 11, 13, 15, ...)\n"
+    );
+    let out = q7_run(&[&argv[..], &["--json"]].concat());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["unwritten_output"]["elements"], 40);
+    assert_eq!(report["unwritten_output"]["first"][0], 1);
+    // A complete op reports nothing.
+    let relu = stream_relu();
+    let out = q7_run(&[relu.to_str().unwrap(), "--fn", "relu_forward", "--in", x.to_str().unwrap()]);
+    assert_eq!(text(&out.stderr), "");
+}
