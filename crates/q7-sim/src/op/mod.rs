@@ -27,6 +27,7 @@ mod lookup;
 mod placement;
 mod report;
 mod session;
+mod symbols;
 
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,7 @@ pub use report::{
     CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
 };
 pub use session::OpSession;
+pub use symbols::{CodeLocation, DebugElf};
 
 use crate::machine::RunLimits;
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 use q7_target::launch::status_meaning;
 use q7_target::DType;
 
+use super::symbols::CodeLocation;
 use crate::machine::RunEnd;
 
 /// Per-core counters.
@@ -68,8 +69,17 @@ pub struct RunningCore {
 #[derive(Clone, Debug, PartialEq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Failure {
-    #[error("core {core}: {message}")]
-    Fault { core: usize, pc: u32, message: String },
+    #[error("core {core}: {message}{}", describe_where(location.as_ref(), called_from.as_ref()))]
+    Fault {
+        core: usize,
+        pc: u32,
+        message: String,
+        /// The op code at `pc`, named.
+        location: Option<CodeLocation>,
+        /// For a fault inside q7's firmware (window exception handlers),
+        /// the op code whose exception it was handling.
+        called_from: Option<CodeLocation>,
+    },
     #[error("instruction budget of {max_insns} exhausted ({})", where_cores_are(running))]
     Budget { max_insns: u64, running: Vec<RunningCore> },
     #[error(
@@ -79,6 +89,14 @@ pub enum Failure {
     Timeout { seconds: f64, instructions: u64, running: Vec<RunningCore> },
     #[error("core {core} exited with status {status} ({meaning})")]
     ExitStatus { core: usize, status: i32, meaning: &'static str },
+}
+
+fn describe_where(location: Option<&CodeLocation>, called_from: Option<&CodeLocation>) -> String {
+    match (location, called_from) {
+        (_, Some(from)) => format!(", in q7's window-exception firmware handling {from}"),
+        (Some(at), None) if at.function.is_some() || at.source.is_some() => format!(", in {at}"),
+        _ => String::new(),
+    }
 }
 
 fn where_cores_are(running: &[RunningCore]) -> String {

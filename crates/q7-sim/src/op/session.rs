@@ -197,11 +197,18 @@ impl OpSession {
         let limits = &self.machine.limits;
         let failure = match &end {
             RunEnd::Fault(core) => match &states[*core] {
-                CoreState::Stopped(stop) => Some(Failure::Fault {
-                    core: *core,
-                    pc: self.machine.cores[*core].cpu.pc,
-                    message: stop.to_string(),
-                }),
+                CoreState::Stopped(stop) => {
+                    let (pc, cpu) = (stop.pc(), &self.machine.cores[*core].cpu);
+                    let image = &self.images[*core];
+                    let in_firmware = pc.wrapping_sub(VECTORS_BASE) < VECTORS_SIZE;
+                    Some(Failure::Fault {
+                        core: *core,
+                        pc,
+                        message: stop.to_string(),
+                        location: (!in_firmware).then(|| image.locate(pc)),
+                        called_from: in_firmware.then(|| image.locate(cpu.epc1)),
+                    })
+                }
                 _ => None,
             },
             RunEnd::Budget => Some(Failure::Budget { max_insns: limits.max_insns, running }),

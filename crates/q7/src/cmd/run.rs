@@ -232,7 +232,7 @@ fn finish(args: &Args, report: OpReport) -> Result<()> {
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
     }
-    if let Some(unwritten) = &report.unwritten_output {
+    if let (Some(unwritten), None) = (&report.unwritten_output, &report.failure) {
         if !args.strict {
             eprintln!("q7 run: note: {unwritten} (--strict makes this an error)");
         }

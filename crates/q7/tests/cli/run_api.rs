@@ -245,7 +245,10 @@ fn ops_with_six_seven_and_ten_tensor_arguments() {
 fn never_written_output_is_a_note_or_with_strict_an_error() {
     let b = build(
         "partial_api",
-        &[("evens_forward", "evens_forward(Tensor x) -> Tensor")],
+        &[
+            ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
+            ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
+        ],
         &["crates/q7-sim/tests/programs/ops/partial.cpp"],
         true,
     );
@@ -273,4 +276,48 @@ fn never_written_output_is_a_note_or_with_strict_an_error() {
     let relu = stream_relu();
     let out = q7_run(&[relu.to_str().unwrap(), "--fn", "relu_forward", "--in", x.to_str().unwrap()]);
     assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn faults_name_the_function_and_with_g_the_source_line() {
+    let b = build(
+        "partial_api",
+        &[
+            ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
+            ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
+        ],
+        &["crates/q7-sim/tests/programs/ops/partial.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(8, 2));
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap()]);
+    let err = one_line_error(&out);
+    assert!(err.starts_with("q7: error: core 0: memory fault at pc 0x"), "{err}");
+    assert!(err.contains(", in poke(int volatile*, int)+0x"), "{err}");
+    assert!(!err.contains(" at partial.cpp:"), "{err}");
+
+    // A -g build: the DWARF line table names the store's line.
+    let debug = dir.path().join("debug build");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_q7"))
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open", "--name", "faulty", "--cflag", "-g", "--build-dir"])
+        .arg(&debug)
+        .args(["--fn", "fault_forward", "--schema", "fault_forward(Tensor x) -> Tensor"])
+        .arg(root().join("crates/q7-sim/tests/programs/ops/partial.cpp"))
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    let out = q7_run(&[debug.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap()]);
+    let err = one_line_error(&out);
+    let line = std::fs::read_to_string(root().join("crates/q7-sim/tests/programs/ops/partial.cpp"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("*where = value"))
+        .unwrap()
+        + 1;
+    assert!(err.contains(", in poke(int volatile*, int)+0x") && err.ends_with(&format!(" at partial.cpp:{line}\n")), "{err}");
+    // -v adds the memory map.
+    let out = q7_run(&[debug.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap(), "-v"]);
+    assert!(text(&out.stderr).contains("memory map of core 0:"), "{}", text(&out.stderr));
 }

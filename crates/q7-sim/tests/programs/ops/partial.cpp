@@ -16,3 +16,11 @@ torch::Tensor evens_forward(const torch::Tensor& t_in) {
   for (int64_t i = id * per; i < end; i += 2) out[i] = in[i];
   return t_out;
 }
+
+// Stores through a null-page pointer: a memory fault in the op's own code.
+__attribute__((noinline)) static void poke(volatile int32_t* where, int32_t value) { *where = value; }
+
+torch::Tensor fault_forward(const torch::Tensor& t_in) {
+  poke((volatile int32_t*)(uintptr_t)(0x20 + t_in.numel()), 7);
+  return t_in;
+}
