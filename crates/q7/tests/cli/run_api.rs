@@ -241,17 +241,27 @@ fn ops_with_six_seven_and_ten_tensor_arguments() {
     }
 }
 
+const PARTIAL_OPS: &[(&str, &str)] = &[
+    ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
+    ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
+    ("huge_forward", "huge_forward(Tensor x) -> Tensor"),
+];
+
+#[test]
+fn a_tensor_too_big_for_32_bits_stops_the_op() {
+    let b = build("partial_api", PARTIAL_OPS, &["crates/q7-sim/tests/programs/ops/partial.cpp"], true);
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(8, 2));
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "huge_forward", "--in", x.to_str().unwrap(), "--cores", "1"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("tensor factory: 1073741825 elements of 4 bytes exceed the 4 GiB address space"), "{err}");
+    assert!(err.ends_with("q7: error: core 0 exited with status 7 (abort or failed runtime check)\n"), "{err}");
+}
+
 #[test]
 fn never_written_output_is_a_note_or_with_strict_an_error() {
-    let b = build(
-        "partial_api",
-        &[
-            ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
-            ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
-        ],
-        &["crates/q7-sim/tests/programs/ops/partial.cpp"],
-        true,
-    );
+    let b = build("partial_api", PARTIAL_OPS, &["crates/q7-sim/tests/programs/ops/partial.cpp"], true);
     let dir = tempfile::tempdir().unwrap();
     let x = write_f32(dir.path(), "x.npy", &input(80, 2));
     let argv = [b.to_str().unwrap(), "--fn", "evens_forward", "--in", x.to_str().unwrap()];
@@ -280,15 +290,7 @@ fn never_written_output_is_a_note_or_with_strict_an_error() {
 
 #[test]
 fn faults_name_the_function_and_with_g_the_source_line() {
-    let b = build(
-        "partial_api",
-        &[
-            ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
-            ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
-        ],
-        &["crates/q7-sim/tests/programs/ops/partial.cpp"],
-        true,
-    );
+    let b = build("partial_api", PARTIAL_OPS, &["crates/q7-sim/tests/programs/ops/partial.cpp"], true);
     let dir = tempfile::tempdir().unwrap();
     let x = write_f32(dir.path(), "x.npy", &input(8, 2));
     let out = q7_run(&[b.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap()]);
@@ -316,7 +318,10 @@ fn faults_name_the_function_and_with_g_the_source_line() {
         .position(|l| l.contains("*where = value"))
         .unwrap()
         + 1;
-    assert!(err.contains(", in poke(int volatile*, int)+0x") && err.ends_with(&format!(" at partial.cpp:{line}\n")), "{err}");
+    assert!(
+        err.contains(", in poke(int volatile*, int)+0x") && err.ends_with(&format!(" at partial.cpp:{line}\n")),
+        "{err}"
+    );
     // -v adds the memory map.
     let out = q7_run(&[debug.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap(), "-v"]);
     assert!(text(&out.stderr).contains("memory map of core 0:"), "{}", text(&out.stderr));

@@ -24,3 +24,10 @@ torch::Tensor fault_forward(const torch::Tensor& t_in) {
   poke((volatile int32_t*)(uintptr_t)(0x20 + t_in.numel()), 7);
   return t_in;
 }
+
+// A tensor whose byte size does not fit 32 bits: 0x40000001 floats.
+torch::Tensor huge_forward(const torch::Tensor& t_in) {
+  torch::Tensor big = torch::zeros({0x40000001}, torch::kFloat);
+  big.accessor<float, 1>()[0x40000000] = 1.0f;
+  return big;
+}
