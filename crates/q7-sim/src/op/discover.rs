@@ -25,7 +25,7 @@ pub struct ImageFiles {
 /// Reads a regular file of at most `limit` bytes; devices, pipes and
 /// directories are refused instead of read without end.
 pub fn read_regular_file(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>, OpError> {
-    let read_err = |source| OpError::Read { path: path.to_path_buf(), source };
+    let read_err = |error| OpError::Read { path: path.to_path_buf(), error };
     let meta = std::fs::metadata(path).map_err(read_err)?;
     if !meta.is_file() {
         return Err(OpError::NotRegularFile { path: path.to_path_buf() });
@@ -44,7 +44,7 @@ pub fn read_regular_file(path: &Path, limit: u64, what: &'static str) -> Result<
 
 /// The images `path` names: a build directory or one image file.
 pub fn find_images(path: &Path) -> Result<ImageFiles, OpError> {
-    let meta = std::fs::metadata(path).map_err(|source| OpError::Read { path: path.to_path_buf(), source })?;
+    let meta = std::fs::metadata(path).map_err(|error| OpError::Read { path: path.to_path_buf(), error })?;
     if meta.is_dir() {
         return find_in_directory(path);
     }
@@ -66,7 +66,7 @@ pub fn find_images(path: &Path) -> Result<ImageFiles, OpError> {
 }
 
 fn find_in_directory(dir: &Path) -> Result<ImageFiles, OpError> {
-    let read_err = |source| OpError::Read { path: dir.to_path_buf(), source };
+    let read_err = |error| OpError::Read { path: dir.to_path_buf(), error };
     let mut artifacts: Vec<Artifact> = std::fs::read_dir(dir)
         .map_err(read_err)?
         .filter_map(|e| e.ok())
@@ -112,8 +112,7 @@ pub fn load_images(found: &ImageFiles, cores: usize) -> Result<Vec<OpImage>, OpE
         } else {
             Window::Single
         };
-        let mut image =
-            OpImage::load(&bytes, window).map_err(|source| OpError::Image { path: file.clone(), source })?;
+        let mut image = OpImage::load(&bytes, window).map_err(|error| OpError::Image { path: file.clone(), error })?;
         if image.symbols.is_empty() {
             if let Some(so) = linked_sibling(file) {
                 if let Ok(elf) = read_regular_file(&so, MAX_IMAGE_FILE, "an op image") {

@@ -31,10 +31,12 @@ impl GivenKind {
     }
 }
 
+/// Variants that name a file carry the cause in their message, not as a
+/// `source` (a chained report would print it twice).
 #[derive(Debug, thiserror::Error)]
 pub enum OpError {
-    #[error("{}: cannot read: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}: cannot read: {error}", path.display())]
+    Read { path: PathBuf, error: std::io::Error },
     #[error("{}: not a regular file", path.display())]
     NotRegularFile { path: PathBuf },
     #[error("{}: {size} bytes is larger than the {limit}-byte limit for {what}", path.display())]
@@ -51,10 +53,10 @@ pub enum OpError {
     LoneCoreImage { path: PathBuf, core: u32 },
     #[error("{}: a single-core image runs on one core, not {cores}", path.display())]
     SingleImageOnCores { path: PathBuf, cores: u32 },
-    #[error("{}: {source}", path.display())]
-    Image { path: PathBuf, source: SimError },
-    #[error("{}: {source}", path.display())]
-    SchemaTable { path: PathBuf, source: TableError },
+    #[error("{}: {error}", path.display())]
+    Image { path: PathBuf, error: SimError },
+    #[error("{}: {error}", path.display())]
+    SchemaTable { path: PathBuf, error: TableError },
     #[error("no function `{function}` in the op; it exports: {}", available.join(", "))]
     UnknownFunction { function: String, available: Vec<String> },
     #[error(

@@ -109,7 +109,7 @@ impl OpLibrary {
     pub fn from_images(path: &Path, images: Vec<OpImage>) -> Result<OpLibrary, OpError> {
         let schemas = match images.first() {
             Some(first) => {
-                table::find(&first.bytes).map_err(|source| OpError::SchemaTable { path: path.to_path_buf(), source })?
+                table::find(&first.bytes).map_err(|error| OpError::SchemaTable { path: path.to_path_buf(), error })?
             }
             None => None,
         };

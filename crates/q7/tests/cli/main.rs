@@ -13,6 +13,7 @@ mod analyst_diff;
 mod analyst_malformed_inputs;
 mod analyst_oracle;
 mod analyst_struct_layout;
+mod build_errors;
 mod build_open;
 mod build_vendor_argv;
 mod builtin_structure;
