@@ -243,6 +243,7 @@ fn bad_inputs_fail_clearly_without_outputs() {
     let e = err(&out);
     assert!(e.starts_with("q7: error: Error compiling $DIR/my op $(x);.cpp: "), "{e}");
     assert!(e.contains("use of undeclared identifier 'undefined_thing'"), "{e}");
+    assert_eq!(e.lines().count(), 1, "the diagnostic folds into one line without -v: {e}");
     let leftovers: Vec<_> = std::fs::read_dir(d.join("b")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(
         !leftovers.iter().any(|f| f.to_string_lossy().ends_with(".o") || f.to_string_lossy().ends_with(".so")),
