@@ -43,5 +43,6 @@ mod prelink_errors;
 mod prelink_rebase_oracle;
 mod run_api;
 mod run_checks;
+mod run_fuzz;
 mod run_relu;
 mod sdk_check;
