@@ -19,11 +19,11 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests").join(name);
-    // The marker records what was built, so a changed test rebuilds (q7
-    // build itself is incremental over the sources).
-    let marker = dir.join(".built");
-    let recipe = format!("{functions:?} {sources:?} {multicore}");
-    if std::fs::read_to_string(&marker).is_ok_and(|m| m == recipe) {
+    // Once per process and name; across runs `q7 build` itself is
+    // incremental (sources, SDK, flags), so a changed test or SDK rebuilds.
+    static DONE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let recipe = format!("{name} {functions:?} {sources:?} {multicore}");
+    if DONE.lock().unwrap_or_else(|e| e.into_inner()).contains(&recipe) {
         return dir;
     }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
@@ -40,7 +40,7 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     }
     let out = cmd.output().expect("run q7 build");
     assert!(out.status.success(), "q7 build {name}: {}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(&marker, recipe).unwrap();
+    DONE.lock().unwrap_or_else(|e| e.into_inner()).push(recipe);
     dir
 }
 
