@@ -17,7 +17,7 @@ fn main() {
         if broken_pipe {
             std::process::exit(0);
         }
-        eprintln!("q7: error: {e:#}");
+        eprintln!("q7: error: {}", io::escape_text(&format!("{e:#}")));
         std::process::exit(1);
     }
 }

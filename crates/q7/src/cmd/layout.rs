@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&report);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::io::text_stdout();
     for (i, img) in report.images.iter().enumerate() {
         if i > 0 {
             use std::io::Write;

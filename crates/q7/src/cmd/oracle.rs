@@ -121,7 +121,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        oracle::write_report(&mut std::io::stdout().lock(), &report)?;
+        oracle::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     if let Some(problem) = report.problem_summary() {
         bail!("{problem}");

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        core_config::write_report(&mut std::io::stdout().lock(), &report)?;
+        core_config::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     let conflicts: Vec<_> = report.conflicts().collect();
     if let Some(first) = conflicts.first() {

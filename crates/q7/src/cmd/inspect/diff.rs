@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)
     } else {
-        diff::write_report(&mut std::io::stdout().lock(), &report)?;
+        diff::write_report(&mut crate::io::text_stdout(), &report)?;
         Ok(())
     }
 }

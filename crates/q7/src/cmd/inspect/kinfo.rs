@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
         if args.json {
             return crate::io::print_json(&Report { path: name, table: &table });
         }
-        return Ok(kinfo::write_kinfo(&mut std::io::stdout().lock(), &name, &table)?);
+        return Ok(kinfo::write_kinfo(&mut crate::io::text_stdout(), &name, &table)?);
     };
     let found = table.lookup(opcode);
     if args.json {
@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<()> {
             entry: found.and_then(|r| table.entry(r.entry)),
         })?;
     } else {
-        kinfo::write_lookup(&mut std::io::stdout().lock(), &table, opcode, found)?;
+        kinfo::write_lookup(&mut crate::io::text_stdout(), &table, opcode, found)?;
     }
     if found.is_none() && args.strict {
         bail!("DISPATCH_MISS for opcode {opcode} ({opcode:#x}) with --strict");

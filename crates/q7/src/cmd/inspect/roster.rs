@@ -37,5 +37,5 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&Report { path: name, roster: &roster });
     }
-    Ok(roster::write_roster(&mut std::io::stdout().lock(), &name, &roster)?)
+    Ok(roster::write_roster(&mut crate::io::text_stdout(), &name, &roster)?)
 }

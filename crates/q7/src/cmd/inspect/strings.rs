@@ -39,5 +39,5 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&Report { path: name, strings: &report });
     }
-    Ok(strings::write_strings(&mut std::io::stdout().lock(), &name, &report)?)
+    Ok(strings::write_strings(&mut crate::io::text_stdout(), &name, &report)?)
 }

@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        struct_layout::write_report(&mut std::io::stdout().lock(), &report)?;
+        struct_layout::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     let failing: Vec<_> = report.failed_assertions().collect();
     if let Some(first) = failing.first() {
