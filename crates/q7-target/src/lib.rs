@@ -8,13 +8,15 @@
 //!   the host writes for the device runtime (sdk/ABI.md);
 //! * [`dtype`]: tensor element types and their `c10::ScalarType` codes;
 //! * [`artifacts`]: the file names of a build (`NAME_cpuN.so`, ...), made and
-//!   parsed in one place.
+//!   parsed in one place;
+//! * [`num`]: the one parser of `0x`-hex-or-decimal numbers.
 #![forbid(unsafe_code)]
 
 pub mod artifacts;
 pub mod dtype;
 pub mod launch;
 pub mod memmap;
+pub mod num;
 
 pub use artifacts::{Artifact, ArtifactKind};
 pub use dtype::DType;
