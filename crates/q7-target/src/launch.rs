@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn header_and_descriptor_fit_their_slots() {
-        assert!(field::RESULT + 4 <= HEADER);
+        const { assert!(field::RESULT + 4 <= HEADER) };
         assert_eq!(descriptor::STRIDES, descriptor::SIZES + 8 * descriptor::MAX_RANK);
         assert_eq!(descriptor::NUMEL, descriptor::STRIDES + 8 * descriptor::MAX_RANK);
         assert_eq!(descriptor::SIZE % 8, 0);
