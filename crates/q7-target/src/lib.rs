@@ -9,11 +9,13 @@
 //! * [`dtype`]: tensor element types and their `c10::ScalarType` codes;
 //! * [`artifacts`]: the file names of a build (`NAME_cpuN.so`, ...), made and
 //!   parsed in one place;
-//! * [`num`]: the one parser of `0x`-hex-or-decimal numbers.
+//! * [`num`]: the one parser of `0x`-hex-or-decimal numbers;
+//! * [`fs`]: the one way q7 writes an output file (atomically).
 #![forbid(unsafe_code)]
 
 pub mod artifacts;
 pub mod dtype;
+pub mod fs;
 pub mod launch;
 pub mod memmap;
 pub mod num;
