@@ -21,7 +21,7 @@ const RECIPE_RUNS: usize = 20;
 const PROCESS_RUNS: usize = 40;
 
 fn largest_fixture() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin");
+    let dir = q7_testkit::fixtures().join("bin");
     let mut images: Vec<(u64, PathBuf)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))

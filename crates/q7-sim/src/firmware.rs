@@ -165,8 +165,7 @@ mod tests {
     /// source that the QEMU test programs use.
     #[test]
     fn firmware_matches_the_shared_vector_source() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let source = root.join("sdk/tests/qemu/window_vectors.inc");
+        let source = q7_testkit::repo_root().join("sdk/tests/qemu/window_vectors.inc");
         let dir = tempfile::tempdir().unwrap();
         let wrapper = dir.path().join("vectors.S");
         let include = format!("\t.section .vectors, \"ax\", @progbits\n#include \"{}\"\n", source.display());
