@@ -121,19 +121,7 @@ fn mutated_fixtures_never_panic() {
         let good = std::fs::read(root.join(seed)).unwrap();
         for _ in 0..500 {
             let mut b = good.clone();
-            for _ in 0..1 + rng.below(3) {
-                match rng.below(3) {
-                    0 => {
-                        let at = rng.below(b.len());
-                        b[at] = rng.next_u64() as u8;
-                    }
-                    1 if b.len() >= 8 => {
-                        let at = rng.below(b.len() - 4);
-                        b[at..at + 4].copy_from_slice(&(rng.next_u64() as u32).to_le_bytes());
-                    }
-                    _ => b.truncate(rng.below(b.len() + 1).max(1)),
-                }
-            }
+            rng.mutate(&mut b, 0);
             let r = carve::carve(&b, &mut |_, _| {});
             carve::write_carve(&mut std::io::sink(), "m", &r).unwrap();
             if let Ok(elf) = ElfFile::parse(&b) {

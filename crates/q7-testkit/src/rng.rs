@@ -36,6 +36,31 @@ impl Rng {
         lo + (hi - lo) * unit
     }
 
+    /// Damages `bytes` the way the smoke versions of the fuzz targets do: one
+    /// to three edits, each a random byte, a random 32-bit word or a
+    /// truncation (never to empty). With `hot > 0` a fourth kind of edit aims
+    /// at the first `hot` bytes (a file header, where lies hurt most).
+    pub fn mutate(&mut self, bytes: &mut Vec<u8>, hot: usize) {
+        let kinds = if hot > 0 { 4 } else { 3 };
+        for _ in 0..1 + self.below(3) {
+            match self.below(kinds) {
+                0 => {
+                    let at = self.below(bytes.len());
+                    bytes[at] = self.next_u64() as u8;
+                }
+                1 if bytes.len() >= 8 => {
+                    let at = self.below(bytes.len() - 4);
+                    bytes[at..at + 4].copy_from_slice(&self.next_u32().to_le_bytes());
+                }
+                3 => {
+                    let at = self.below(hot.min(bytes.len()));
+                    bytes[at] = self.next_u64() as u8;
+                }
+                _ => bytes.truncate(self.below(bytes.len() + 1).max(1)),
+            }
+        }
+    }
+
     /// Fills `buf` with random bytes.
     pub fn fill(&mut self, buf: &mut [u8]) {
         for chunk in buf.chunks_mut(8) {
@@ -69,5 +94,19 @@ mod tests {
         let mut buf = [0u8; 13];
         rng.fill(&mut buf);
         assert!(buf.iter().any(|&b| b != 0));
+    }
+
+    #[test]
+    fn mutations_change_but_never_empty_the_input() {
+        let mut rng = Rng::new(3);
+        let good: Vec<u8> = (0..64).collect();
+        let mut changed = 0;
+        for _ in 0..500 {
+            let mut b = good.clone();
+            rng.mutate(&mut b, 16);
+            assert!(!b.is_empty());
+            changed += usize::from(b != good);
+        }
+        assert!(changed > 400, "{changed}");
     }
 }

@@ -41,6 +41,21 @@ _qemu_entry:
 	.org 0x3c0
 	FAIL_VECTOR(9)	/* double exception */
 
+/* a0 holds our WINDOWBASE: put it in PS.OWB (bits 8..11, so that RFWU
+ * returns to our window) and refill the caller's frame with `underflow`. */
+#define SET_OWB_AND_REFILL(underflow) \
+	extui	a0, a0, 0, 3; \
+	slli	a0, a0, 8; \
+	rsr	a1, ps; \
+	movi	a2, 15; \
+	slli	a2, a2, 8; \
+	or	a1, a1, a2; \
+	xor	a1, a1, a2; \
+	or	a1, a1, a0; \
+	wsr	a1, ps; \
+	rsync; \
+	j	underflow
+
 /* MOVSP faulted because the caller's frame is not in the register file:
  * refill it with the matching underflow handler, then retry the MOVSP. The
  * caller's frame size is the call increment in the top bits of our a0. We
@@ -69,40 +84,10 @@ _qemu_entry:
 	rotw	-3
 	rsr	a0, windowbase
 	addi	a0, a0, 3
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow12
+	SET_OWB_AND_REFILL(_WindowUnderflow12)
 .Lalloca_owb4:
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow4
+	SET_OWB_AND_REFILL(_WindowUnderflow4)
 .Lalloca_owb8:
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow8
+	SET_OWB_AND_REFILL(_WindowUnderflow8)
 
 	.section .note.GNU-stack, "", @progbits
