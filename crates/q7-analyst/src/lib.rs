@@ -11,6 +11,8 @@
 //! * [`diff`]: two images compared by hash, then section by section (§2 e).
 //!
 //! Every fact carries an [`Evidence`] tag (§2 g).
+// Unsafe code only where a module allows it (and says why).
+#![deny(unsafe_code)]
 
 pub mod core_config;
 pub mod diff;

@@ -30,7 +30,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    q7_testkit::fixtures()
 }
 
 fn options(symbols: bool, base: Option<u32>) -> DisasmOptions {

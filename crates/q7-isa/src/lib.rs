@@ -26,6 +26,7 @@
 //! Modules by concern: [`format`](mod@format) (field layouts), [`options`], [`regs`]
 //! (special and user register names), [`length`] (length rules), [`decode()`],
 //! [`encode()`], [`display`] and [`sweep()`](sweep::sweep).
+#![forbid(unsafe_code)]
 
 pub mod decode;
 pub mod display;

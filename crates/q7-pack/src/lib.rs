@@ -59,6 +59,7 @@
 //!
 //! A [`recipe`] module runs the same packaging with GNU binutils; tests and
 //! the benchmark compare against it. q7 itself never calls it.
+#![forbid(unsafe_code)]
 
 pub mod clean;
 mod error;

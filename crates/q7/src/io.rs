@@ -13,13 +13,10 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     Ok(q7_sim::op::read_regular_file(path, MAX_INPUT, "an input file")?)
 }
 
-/// Writes a file atomically (temp file + rename in the same directory),
-/// creating parent directories as needed.
+/// Writes a file atomically ([`q7_target::fs::write_atomic`]: temp file +
+/// rename in the same directory), creating parent directories as needed.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create directory", dir.display()))?;
-    }
-    q7_elf::write::write_file_atomic(path, bytes).with_context(|| format!("{}: cannot write", path.display()))
+    q7_target::fs::write_atomic(path, bytes).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// Prints a value as pretty JSON on stdout.

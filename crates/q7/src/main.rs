@@ -1,5 +1,6 @@
 //! `q7`: the command-line front end. Each subcommand lives in `cmd/` and only
 //! parses flags, reads files and calls into the library crates.
+#![forbid(unsafe_code)]
 
 mod cmd;
 mod io;

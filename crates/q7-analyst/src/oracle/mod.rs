@@ -137,11 +137,6 @@ pub enum OracleError {
 }
 
 impl OracleReport {
-    /// Whether every comparison holds and nothing crashed.
-    pub fn all_agree(&self) -> bool {
-        self.crashes.is_empty() && self.inputs_not_run == 0 && self.comparisons.iter().all(Comparison::holds)
-    }
-
     /// One line summing up what went wrong, for the exit status message.
     pub fn problem_summary(&self) -> Option<String> {
         let mut problems = Vec::new();

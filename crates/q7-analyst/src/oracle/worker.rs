@@ -9,6 +9,7 @@
 //!   the parent can tell which call a crash interrupted);
 //!   `error <message>` when the library or a symbol cannot be loaded.
 //! Input lines are `<a> <b>` in decimal; end of input ends the run.
+#![allow(unsafe_code)] // dlopen/dlsym, calling the leaves, and the child's raw descriptors
 
 use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 use std::fs::File;

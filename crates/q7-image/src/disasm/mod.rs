@@ -101,12 +101,7 @@ impl std::fmt::Display for AddrRange {
 
 /// Parses a 32-bit address: `0x` hexadecimal or decimal.
 pub fn parse_address(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let value = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-        None => text.parse::<u32>().ok()?,
-    };
-    Some(u64::from(value))
+    q7_target::num::parse_u32(text).map(u64::from)
 }
 
 /// What to list and how.

@@ -27,7 +27,6 @@
 //! The result equals, byte for byte, what GNU ld writes when it links the
 //! same objects at the target window (the `prelink_rebase_oracle` test).
 
-mod crc32;
 mod error;
 pub mod memory;
 mod report;
@@ -36,7 +35,6 @@ pub mod ucpl;
 
 use q7_target::memmap::{Window, CORE_COUNT};
 
-pub use crc32::crc32;
 pub use error::{PrelinkError, Result};
 pub use memory::{LoadPlan, MemoryImage};
 pub use report::write_ucpl_report;

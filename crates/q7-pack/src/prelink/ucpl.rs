@@ -19,9 +19,9 @@
 //! [`UcplView::validate`] runs each check. [`Ucpl::load`] does both and
 //! fails on the first failed check (what a loader wants).
 
+use crc32fast::hash as crc32;
 use q7_target::memmap::{Window, CORE_COUNT};
 
-use super::crc32::crc32;
 use super::error::{PrelinkError, Result};
 use super::Provenance;
 

@@ -65,11 +65,7 @@ pub struct Args {
 }
 
 fn parse_seed(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    parsed.map_err(|_| format!("`{text}` is not a number"))
+    q7_target::num::parse_u64(text).ok_or_else(|| format!("`{text}` is not a number"))
 }
 
 fn model_help() -> String {

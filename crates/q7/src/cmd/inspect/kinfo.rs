@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 fn parse_opcode(s: &str) -> Result<u32, String> {
-    q7_image::roster::manifest::parse_number(s).ok_or_else(|| format!("`{s}` is not a 32-bit number"))
+    q7_target::num::parse_u32(s).ok_or_else(|| format!("`{s}` is not a 32-bit number"))
 }
 
 #[derive(Serialize)]

@@ -8,9 +8,7 @@ use std::process::{Command, Output};
 
 pub use q7_sim::npy::{self, Array};
 
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+pub use q7_testkit::repo_root as root;
 
 /// Builds `sources` (relative to the repository root) with the open
 /// toolchain into a directory of this test binary, once per process and name.
@@ -47,16 +45,8 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
 /// A deterministic f32 input of `n` elements in [-100, 100) with the
 /// special values relu must get right at fixed places.
 pub fn input(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut v: Vec<f32> = (0..n)
-        .map(|_| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d);
-            -100.0 + 200.0 * ((r >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect();
+    let mut rng = q7_testkit::Rng::new(seed);
+    let mut v: Vec<f32> = (0..n).map(|_| rng.uniform(-100.0, 100.0)).collect();
     let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE / 4.0, -1e-40, f32::MAX];
     for (i, s) in specials.iter().enumerate() {
         if i * 7919 < n {
