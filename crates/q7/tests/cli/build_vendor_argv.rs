@@ -238,6 +238,8 @@ fn missing_vendor_compiler_uses_the_seed_message() {
         .env_clear()
         .env("PATH", format!("{}:/usr/bin:/bin", r.bin.display()))
         .args(["build", "--toolchain", "xtensa-tools", "--name", "x", "--fn", "f", "--schema", "f(Tensor a) -> Tensor"])
+        .arg("--build-dir")
+        .arg(r.src.with_file_name("out"))
         .arg(&r.src)
         .output()
         .unwrap();
