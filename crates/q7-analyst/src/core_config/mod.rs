@@ -1,4 +1,4 @@
-//! Seed 003 §2 (f): the cleartext core configuration read from every source
+//! Core-config cross-validation (docs/FACTS.md): the cleartext core configuration read from every source
 //! given, normalised to one vocabulary, and cross-validated: a fact several
 //! independent sources state alike is corroborated; a fact they state
 //! differently is a conflict, shown side by side.
