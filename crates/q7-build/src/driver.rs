@@ -1,4 +1,4 @@
-//! `q7 build`: the phases of `build_custom_op.compile()` (seed 000 §1), in
+//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases"), in
 //! order — tool check, compile the op's sources, generate `wrapper.cpp`,
 //! compile it, link once (single LSP) or eight times (`<name>_cpuN`), then
 //! strip + pack unless the caller's cflags hold `-g`.

@@ -78,7 +78,7 @@ fn vaddr_and_offset_map_both_ways() {
 }
 
 /// An image whose `.data` sits in a second segment at an address unrelated to
-/// its file offset (the seed 003 gotcha), built in either byte order.
+/// its file offset (docs/FACTS.md, ".data VMA ≠ file offset"), built in either byte order.
 fn two_segment_image(endian: Endian) -> Vec<u8> {
     let mut b = ElfBuilder::new(endian, ET_EXEC, EM_XTENSA);
     b.entry = 0x8400_0010;

@@ -1,6 +1,6 @@
 //! `cargo bench -p q7-image --bench forensics`: carve throughput on a
 //! synthetic 256 MiB host file against `grep -abo` of the ELF magic, and
-//! rebase-diff over eight synthetic per-core images (seed 002's size)
+//! rebase-diff over eight synthetic per-core images (the vendor's size, docs/FACTS.md)
 //! against `cmp -l` on the seven pairs. Inputs are generated into a
 //! temporary directory at run time; nothing is committed.
 
@@ -71,7 +71,7 @@ fn grep_magic(path: &Path) -> Option<usize> {
 
 /// One program "linked" at core `id`'s window: code-like random bytes with
 /// a literal word every 48 bytes, a pointer table and strings, every
-/// absolute address moved by the window base (seed 002's shape and size).
+/// absolute address moved by the window base (the vendor images' shape and size, docs/FACTS.md).
 fn core_image(id: u32) -> Vec<u8> {
     let base = 0x8400_0000 + id * 0x20_0000;
     let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);

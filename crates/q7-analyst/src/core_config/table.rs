@@ -1,5 +1,5 @@
 //! The normalised fact vocabulary and where each fact is spelled in each
-//! format. The params key names the seeds quote (ConfigName, IsaIsBigEndian,
+//! format. The params key names docs/PLATFORM.md, "Cores", quotes (ConfigName, IsaIsBigEndian,
 //! HasVectorPipe, SWToolsRelease, SWToolsVername, TargetHWVersion, arch,
 //! uarchName) are used as quoted; the `XCHAL_*` names are those of the
 //! public Xtensa overlay headers; the remaining params spellings are q7's

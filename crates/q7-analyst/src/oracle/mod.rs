@@ -1,4 +1,4 @@
-//! The seed 003 §3–§4 value oracle, driven safely: a leaf with the
+//! The value oracle of docs/FACTS.md, "Value oracle", driven safely: a leaf with the
 //! `int leaf(void *state, unsigned a, unsigned b, unsigned *result)` ABI is
 //! executed on a grid of inputs in a separate process and its results are
 //! compared with a reference expression and/or another leaf.

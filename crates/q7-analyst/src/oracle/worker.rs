@@ -18,7 +18,7 @@ use std::os::fd::FromRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// The seed 003 §4 leaf ABI: `int leaf(void *state, unsigned a, unsigned b,
+/// The leaf ABI of docs/FACTS.md, "Value oracle": `int leaf(void *state, unsigned a, unsigned b,
 /// unsigned *result)`.
 type LeafFn = unsafe extern "C" fn(*mut c_void, c_uint, c_uint, *mut c_uint) -> c_int;
 

@@ -12,7 +12,7 @@
 //!   picks one section by name, executable or not. [`AddrRange`] keeps only
 //!   the addresses `start..end` of the chosen sections.
 //! * **Decoding.** [`q7_isa::sweep()`] under the chosen [`IsaOptions`]; with
-//!   [`IsaOptions::lx_scalar`] the scalar-LX length rule of seed 003 §2(b)
+//!   [`IsaOptions::lx_scalar`] the rule of docs/FACTS.md, "Scalar-LX length rule",
 //!   applies (op0 0xe/0xf is a 3-byte instruction, resync at `retw.n`), for
 //!   management-core (NCFW) code. The sweep restarts at every label (see
 //!   [`walk()`]).

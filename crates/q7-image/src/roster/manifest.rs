@@ -1,6 +1,6 @@
 //! The JSON that sits beside an image: a real opcode manifest (SUNDA-style,
 //! a list of `{name, opcode}`) or the `{"dummy_message":"hello world"}` stub
-//! the Cayman-style slots ship instead (seed 004 §2, §4).
+//! the Cayman-style slots ship instead (docs/FACTS.md, "JSON manifest vs stub").
 
 use serde::Serialize;
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! The prelinker (seed 000 §8): binds an image to a core window and emits it
+//! The prelinker (docs/FORMATS.md, "UCPL image"): binds an image to a core window and emits it
 //! as a UCPL image ([`ucpl`] documents the format).
 //!
 //! [`prelink`] takes a packed load-lib (the image under `lib_func` or `-e`),

@@ -1,4 +1,4 @@
-//! The UCPL image format (DESIGN.md §4; q7's definition, the vendor's is
+//! The UCPL image format (docs/FORMATS.md, "UCPL image"; q7's definition, the vendor's is
 //! unpublished beyond the magic): a 32-byte little-endian header, then the
 //! image bytes a core loads at the header's load base.
 //!

@@ -25,7 +25,7 @@ pub struct Args {
     /// Ignore the symbol table: no labels, no restarts at symbols, targets as <section+offset>.
     #[arg(long)]
     no_symbols: bool,
-    /// Scalar-LX length rule (seed 003): op0 0xe/0xf is a 3-byte instruction,
+    /// Scalar-LX length rule (docs/FACTS.md): op0 0xe/0xf is a 3-byte instruction,
     /// not a FLIX bundle, and the sweep resyncs at retw.n. For management-core
     /// (NCFW) code.
     #[arg(long)]

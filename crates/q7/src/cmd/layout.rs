@@ -5,7 +5,7 @@ use q7_elf::ElfFile;
 use q7_image::layout::{self, Layout, SetFacts};
 use serde::Serialize;
 
-/// Report the memory layout of Xtensa images (seed 002): header facts,
+/// Report the memory layout of Xtensa images (docs/FACTS.md): header facts,
 /// program headers with their sections, allocated sections, span, core window,
 /// headroom, entry offset and constructor tables. Given several images, also
 /// check the aperture law: a constant entry offset and windows that tile.

@@ -1,4 +1,4 @@
-//! `q7 oracle`: seed 003 §3–§4's value oracle. A leaf of a host library is
+//! `q7 oracle`: the value oracle of docs/FACTS.md, "Value oracle". A leaf of a host library is
 //! executed on a grid of inputs and compared with a reference expression or
 //! another leaf. The calls run in a child process (this same binary,
 //! re-executed with a hidden subcommand), so a leaf that crashes is reported
@@ -14,7 +14,7 @@ use q7_analyst::oracle::{self, inputs, OracleRequest, WorkerCommand};
 pub const WORKER_SUBCOMMAND: &str = "__oracle-worker";
 
 /// Run a library leaf on many inputs and compare it with a model or another
-/// leaf (the seed's value oracle, crash-isolated).
+/// leaf (docs/FACTS.md's value oracle, crash-isolated).
 ///
 /// Executes a leaf of a host shared library on many inputs and compares its
 /// results with a reference expression (`--model`) and/or another leaf

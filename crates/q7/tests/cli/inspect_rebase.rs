@@ -1,4 +1,4 @@
-//! `q7 inspect rebase-diff` on the eight per-core fixture images (seed 002):
+//! `q7 inspect rebase-diff` on the eight per-core fixture images (docs/FACTS.md):
 //! identical modulo rebase, positions set-equal, deltas N·0x200000; and a
 //! changed word is named by section, offset and address. Counts are checked
 //! against `cmp -l`.

@@ -1,5 +1,5 @@
 //! `q7 inspect core-config`: Tensilica core descriptions normalised and
-//! cross-validated (seed 003 §2 f).
+//! cross-validated (docs/FACTS.md, "Core-config cross-validation").
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! `q7 inspect diff`: two images compared by hash, then section by section
-//! (seed 003 §2 e).
+//! (docs/FACTS.md, "Cross-generation diff").
 
 use std::path::PathBuf;
 

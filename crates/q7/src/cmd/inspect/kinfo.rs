@@ -5,7 +5,7 @@ use q7_elf::ElfFile;
 use q7_image::kinfo::{self, KernelTable, Record};
 use serde::Serialize;
 
-/// Decode an image's kernel_info_table (seed 004 §3): records of
+/// Decode an image's kernel_info_table (docs/FORMATS.md): records of
 /// [u32 big-endian opcode][u32 little-endian entry], opcodes grouped by
 /// entry, each entry checked for a windowed `entry a1,N` with its frame size
 /// and its first `retw.n`/`retw`. With --opcode, do the dispatcher's lookup.

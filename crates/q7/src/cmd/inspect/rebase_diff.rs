@@ -5,7 +5,7 @@ use q7_elf::ElfFile;
 use q7_image::rebase::{self, RebaseReport};
 use serde::Serialize;
 
-/// Seed 002's proof that per-core images are one program relinked: the
+/// The proof (docs/FACTS.md) that per-core images are one program relinked: the
 /// byte positions that differ from the first image (the same in every
 /// pair?), per-byte deltas, every differing 32-bit word per region checked
 /// against the base delta (from the core windows, else from e_entry), the

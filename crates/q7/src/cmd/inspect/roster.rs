@@ -5,7 +5,7 @@ use q7_elf::ElfFile;
 use q7_image::roster::{self, Roster};
 use serde::Serialize;
 
-/// The kernel roster (seed 004 §4): `.xt.prop.<mangled>` section names
+/// The kernel roster (docs/FORMATS.md): `.xt.prop.<mangled>` section names
 /// demangled, with the code address each covers; and the opcode -> entry ->
 /// name table, joined to a SUNDA-style JSON manifest ({name, opcode}) when
 /// one is given, flagged "no manifest (stub)" otherwise.

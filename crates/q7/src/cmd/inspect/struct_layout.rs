@@ -1,5 +1,5 @@
 //! `q7 inspect struct-layout`: sizeof/offsetof of header structs, measured by
-//! compiling and running a probe (seed 003 §2 c), with the header's own size
+//! compiling and running a probe (docs/FACTS.md, "Compile-verified struct layouts"), with the header's own size
 //! assertions re-checked.
 
 use std::path::PathBuf;
