@@ -22,7 +22,7 @@ use std::io::{self, Write};
 use q7_isa::byte_directive;
 
 use super::image::{Image, Region};
-use super::walk::{Line, Sink, Span, BYTES_PER_LINE};
+use super::walk::{Content, Line, Sink, Span, BYTES_PER_LINE};
 
 /// Writes the human listing to `out`.
 pub struct TextSink<W: Write> {
@@ -74,12 +74,16 @@ impl<W: Write> Sink for TextSink<W> {
         // Pad the byte column to BYTES_PER_LINE bytes of "xx ", plus one space.
         let pad = 3 * BYTES_PER_LINE.saturating_sub(line.bytes.len()) + 1;
         out.resize(out.len() + pad, b' ');
-        match &line.decoded {
-            Ok(insn) => {
+        match &line.content {
+            Content::Insn(insn) => {
                 let name = |addr: u32| image.name_of(addr, region).map(|n| n.to_string());
                 write!(out, "{}", insn.display_with(&name))?;
             }
-            Err(_) => out.write_all(byte_directive(line.bytes).as_bytes())?,
+            Content::Literal(value) => {
+                out.extend_from_slice(b".word\t0x");
+                push_hex(out, *value, 8);
+            }
+            Content::Undecodable(_) | Content::Data => out.write_all(byte_directive(line.bytes).as_bytes())?,
         }
         if let Some(value) = line.literal {
             write!(out, "  ; {value:#010x}")?;
