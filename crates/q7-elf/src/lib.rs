@@ -6,6 +6,7 @@
 //! and each section's bytes against the file before handing out a view, so no
 //! later access can index out of bounds.
 
+pub mod ar;
 pub mod consts;
 mod endian;
 mod error;

@@ -131,6 +131,9 @@ pub struct DisasmOptions {
     pub range: Option<AddrRange>,
     /// Load address of raw input.
     pub base: Option<u32>,
+    /// List nothing (instead of failing) for a file without executable
+    /// sections, as for the members of an archive.
+    pub empty_ok: bool,
 }
 
 /// A loaded input with its spans chosen: every user error has been reported
@@ -185,7 +188,7 @@ fn select_spans(image: &Image, options: &DisasmOptions) -> Result<Vec<Span>, Dis
         None => {
             // Empty executable sections (common in archive members) list
             // nothing, as with objdump; a file with none at all is an error.
-            if !image.regions.iter().any(|r| r.alloc && r.exec) {
+            if !options.empty_ok && !image.regions.iter().any(|r| r.alloc && r.exec) {
                 return Err(DisasmError::NoCode);
             }
             (0..image.regions.len()).filter(|&i| image.regions[i].is_code()).collect()

@@ -57,6 +57,8 @@ impl Ours {
 /// One listed section of q7's JSON output.
 #[derive(Clone, Debug, Default)]
 pub struct OurSection {
+    /// The `path` of the file record before it (`lib.a(member.o)` in an archive).
+    pub file: String,
     pub name: String,
     pub address: u32,
     /// Where q7 found instruction boundaries: `xt.prop`, `xt.lit` or `targets`.
@@ -68,12 +70,14 @@ pub struct OurSection {
 /// Parses the JSON Lines of `q7 disasm --json`.
 pub fn parse_q7_json(text: &str) -> Vec<OurSection> {
     let mut sections: Vec<OurSection> = Vec::new();
+    let mut file = String::new();
     for line in text.lines() {
         let record: serde_json::Value = serde_json::from_str(line).expect("each line is a JSON object");
         let number = |key: &str| record[key].as_u64().map(|v| v as u32);
         match record["type"].as_str().expect("a type") {
-            "file" => {}
+            "file" => file = record["path"].as_str().unwrap().to_string(),
             "section" => sections.push(OurSection {
+                file: file.clone(),
                 name: record["name"].as_str().unwrap().to_string(),
                 address: number("address").unwrap(),
                 boundaries: record["boundaries"].as_str().unwrap().to_string(),
