@@ -44,6 +44,16 @@ impl Images {
     }
 }
 
+/// Reads every path as [`read_images`] does, noting skipped members on
+/// stderr under `command`'s name.
+pub fn read_image_lists(command: &str, paths: &[std::path::PathBuf]) -> Result<Vec<Images>> {
+    let lists = paths.iter().map(|p| read_images(p)).collect::<Result<Vec<_>>>()?;
+    for name in lists.iter().flat_map(|l| &l.skipped) {
+        eprintln!("{command}: {name}: not an ELF file, skipped");
+    }
+    Ok(lists)
+}
+
 /// Reads `path` as one image, or as the ELF members of an `ar` archive.
 pub fn read_images(path: &Path) -> Result<Images> {
     let data = read_input(path)?;
