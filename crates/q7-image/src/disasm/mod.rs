@@ -37,6 +37,7 @@ mod image;
 mod json;
 mod plan;
 mod props;
+mod steps;
 mod symbols;
 mod text;
 mod walk;

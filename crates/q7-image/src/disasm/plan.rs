@@ -18,10 +18,11 @@
 //!
 //! Every piece also ends at the next label, as before.
 
-use q7_isa::{sweep, Insn, IsaOptions, Opcode};
+use q7_isa::IsaOptions;
 
 use super::image::{Image, Region};
 use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
+use super::steps::{Kind, Steps};
 
 /// How the bytes of a piece are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,15 +104,16 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64) -> Vec<Piece> {
 /// Code everywhere, literal words at `l32r` targets, cut at branch targets.
 fn target_modes(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
     let linked = image.is_linked();
+    let mut steps = Steps::new(region.bytes, region.addr, isa);
     let whole = vec![Piece { start, end, mode: Mode::Code }];
-    let mut found = collect_targets(region, &with_labels(region, whole), isa, linked);
+    let mut found = collect_targets(region, &with_labels(region, whole), &mut steps, linked);
     found.fill_pool_gaps(region);
     found.extend_pools(image, region);
     // Sweep again with the cuts found, until the listing's own targets are the
     // cuts (usually the second pass): a "target" read out of data that a cut
     // shows to be data disappears.
     for _ in 1..MAX_PASSES {
-        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), isa, linked);
+        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), &mut steps, linked);
         next.fill_pool_gaps(region);
         next.extend_pools(image, region);
         if next == found {
@@ -198,7 +200,8 @@ impl Found {
             let next_label = region.labels.next_after(word);
             let Some(gap_end) = [next_literal, next_label].into_iter().flatten().min() else { continue };
             let gap = gap_end.saturating_sub(gap_start);
-            let targeted = self.targets.iter().any(|&t| t >= gap_start && t < gap_end);
+            let first_target = self.targets.partition_point(|&t| t < gap_start);
+            let targeted = self.targets.get(first_target).is_some_and(|&t| t < gap_end);
             if gap > 0 && gap <= Self::POOL_GAP && gap % 4 == 0 && !targeted {
                 extra.extend((gap_start..gap_end).step_by(4));
             }
@@ -235,23 +238,24 @@ impl Found {
 }
 
 /// Sweeps the code pieces and records targets inside the region.
-fn collect_targets(region: &Region, pieces: &[Piece], isa: &IsaOptions, linked: bool) -> Found {
+fn collect_targets(region: &Region, pieces: &[Piece], steps: &mut Steps, linked: bool) -> Found {
     let mut found = Found::default();
-    let inside = |addr: u32| region.contains(addr);
     for piece in pieces.iter().filter(|p| p.mode == Mode::Code) {
-        let from = (piece.start - u64::from(region.addr)) as usize;
-        let to = (piece.end - u64::from(region.addr)) as usize;
-        for item in sweep(&region.bytes[from..to], piece.start as u32, isa) {
-            let Ok(insn) = item.result else { continue };
-            let Some(target) = insn.target().filter(|&t| inside(t)) else { continue };
+        let mut at = (piece.start - u64::from(region.addr)) as usize;
+        let end = (piece.end - u64::from(region.addr)) as usize;
+        while at < end {
+            let (len, target) = steps.at(at, end);
+            let pc = region.addr.wrapping_add(at as u32);
+            at += len;
+            let Some((target, kind)) = target.filter(|&(t, _)| region.contains(t)) else { continue };
             // A target inside the instruction naming it is an unrelocated field.
-            if target > insn.pc && u64::from(target) < u64::from(insn.pc) + u64::from(insn.len) {
+            if target > pc && u64::from(target) < u64::from(pc) + len as u64 {
                 continue;
             }
-            match insn.op {
-                Opcode::L32r if linked && target % 4 == 0 => found.literals.push(u64::from(target)),
-                Opcode::L32r => {}
-                _ if !linked && is_call(&insn) => {}
+            match kind {
+                Kind::Literal if linked && target % 4 == 0 => found.literals.push(u64::from(target)),
+                Kind::Literal => {}
+                Kind::Call if !linked => {}
                 _ => found.targets.push(u64::from(target)),
             }
         }
@@ -261,10 +265,6 @@ fn collect_targets(region: &Region, pieces: &[Piece], isa: &IsaOptions, linked: 
     found.literals.sort_unstable();
     found.literals.dedup();
     found
-}
-
-fn is_call(insn: &Insn) -> bool {
-    matches!(insn.op, Opcode::Call0 | Opcode::Call4 | Opcode::Call8 | Opcode::Call12)
 }
 
 fn with_labels(region: &Region, mut pieces: Vec<Piece>) -> Vec<Piece> {
