@@ -56,3 +56,28 @@ fn empty_executable_section_lists_nothing_and_succeeds() {
     let gnu = peer("xtensa-lx106-elf-objdump", &["-d", object.to_str().unwrap()]).unwrap();
     assert!(gnu.status.success() && !stdout(&gnu).contains(":\t"), "{}", stdout(&gnu));
 }
+
+#[test]
+fn literal_table_alone_marks_literal_words() {
+    // kernels_gnu.o without its .xt.prop tables but with .xt.lit: the literal
+    // pool of _start is still listed as a word, the code around it as code.
+    let Some(_) = peer("xtensa-lx106-elf-objcopy", &["--version"]) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("lit_only.o");
+    let args = ["--remove-section=.xt.prop*", "--remove-section=.rela.xt.prop*"];
+    let mut args: Vec<&str> = args.to_vec();
+    let original = fixture("kernels_gnu.o");
+    args.extend([original.to_str().unwrap(), copy.to_str().unwrap()]);
+    let out = peer("xtensa-lx106-elf-objcopy", &args).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sections = q7_listing(&copy, &["--isa", "lx106"]);
+    let literal = sections.iter().find(|s| s.name == ".literal._start").unwrap();
+    assert_eq!(literal.boundaries, "xt.lit");
+    assert!(literal.lines.iter().all(|l| l.is_word()), "{:?}", literal.lines);
+    let start = sections.iter().find(|s| s.name == ".text._start").unwrap();
+    assert_eq!(start.boundaries, "targets");
+    // The code lists as it does with the full tables.
+    let full = q7_listing(&original, &["--isa", "lx106"]);
+    let full_start = full.iter().find(|s| s.name == ".text._start").unwrap();
+    assert_eq!(start.lines, full_start.lines);
+}

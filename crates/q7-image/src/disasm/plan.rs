@@ -67,7 +67,8 @@ impl BoundarySource {
 /// The pieces of `start..end` of `region`, in address order.
 pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
     let mut modes = match &region.blocks {
-        Some(blocks) => table_modes(blocks, start, end),
+        // A literal table says nothing of the bytes between its blocks: code.
+        Some(blocks) => table_modes(blocks, start, end, region.boundaries == BoundarySource::PropertyTable),
         None => target_modes(image, region, start, end, isa),
     };
     cut_at_labels(region, &mut modes);
@@ -75,8 +76,9 @@ pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOpt
 }
 
 /// The mode of every address by GNU objdump's rule: the block holding it, or
-/// the next block above it (whose start also ends the piece).
-fn table_modes(blocks: &[PropBlock], start: u64, end: u64) -> Vec<Piece> {
+/// (`gaps_like_next`) the next block above it, whose start also ends the
+/// piece; without `gaps_like_next` a gap is code.
+fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool) -> Vec<Piece> {
     let mode_of = |flags: u32| match flags {
         f if f & PROP_INSN != 0 => Mode::Code,
         f if f & PROP_LITERAL != 0 => Mode::Literal,
@@ -87,7 +89,8 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64) -> Vec<Piece> {
     for block in blocks.iter().filter(|b| b.size != 0 && b.end() > start && u64::from(b.addr) < end) {
         let (addr, block_end) = (u64::from(block.addr), block.end().min(end));
         if pos < addr {
-            out.push(Piece { start: pos, end: addr, mode: mode_of(block.flags) });
+            let mode = if gaps_like_next { mode_of(block.flags) } else { Mode::Code };
+            out.push(Piece { start: pos, end: addr, mode });
             pos = addr;
         }
         if pos < block_end {
