@@ -7,6 +7,7 @@
 //! later access can index out of bounds.
 #![forbid(unsafe_code)]
 
+pub mod ar;
 pub mod consts;
 mod endian;
 mod error;

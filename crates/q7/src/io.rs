@@ -27,6 +27,54 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
     Ok(())
 }
 
+/// The images named by one input path: the file itself, or each ELF member
+/// of an `ar` archive (named `lib.a(member.o)`, as objdump names them).
+pub struct Images {
+    data: Vec<u8>,
+    /// Each image's name and byte range in `data`.
+    pub parts: Vec<(String, std::ops::Range<usize>)>,
+    /// Archive members that are not ELF files (listed by name, not read).
+    pub skipped: Vec<String>,
+    pub archive: bool,
+}
+
+impl Images {
+    pub fn bytes(&self, range: &std::ops::Range<usize>) -> &[u8] {
+        &self.data[range.clone()]
+    }
+}
+
+/// Reads every path as [`read_images`] does, noting skipped members on
+/// stderr under `command`'s name.
+pub fn read_image_lists(command: &str, paths: &[std::path::PathBuf]) -> Result<Vec<Images>> {
+    let lists = paths.iter().map(|p| read_images(p)).collect::<Result<Vec<_>>>()?;
+    for name in lists.iter().flat_map(|l| &l.skipped) {
+        eprintln!("{command}: {name}: not an ELF file, skipped");
+    }
+    Ok(lists)
+}
+
+/// Reads `path` as one image, or as the ELF members of an `ar` archive.
+pub fn read_images(path: &Path) -> Result<Images> {
+    let data = read_input(path)?;
+    let title = path.display().to_string();
+    if !q7_elf::ar::is_archive(&data) {
+        let parts = vec![(title, 0..data.len())];
+        return Ok(Images { data, parts, skipped: Vec::new(), archive: false });
+    }
+    let members = q7_elf::ar::members(&data).with_context(|| title.clone())?;
+    let (mut parts, mut skipped) = (Vec::new(), Vec::new());
+    for member in members {
+        let name = format!("{title}({})", member.name);
+        if member.data.starts_with(b"\x7fELF") {
+            parts.push((name, member.data_offset..member.data_offset + member.data.len()));
+        } else {
+            skipped.push(name);
+        }
+    }
+    Ok(Images { data, parts, skipped, archive: true })
+}
+
 /// Standard output for text reports: bytes from the files being reported on
 /// (section names, strings) cannot reach the terminal as control sequences.
 pub fn text_stdout() -> Escaping<std::io::StdoutLock<'static>> {
