@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use q7_target::memmap::Window;
 use q7_target::{Artifact, ArtifactKind};
 
+use crate::backend_errors;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
@@ -73,6 +74,9 @@ pub enum BuildError {
     Wrapper(#[from] WrapperError),
     #[error("Error compiling {src}: {error}")]
     Compile { src: String, error: ExecError },
+    /// A construct the open profile cannot compile correctly (one line).
+    #[error("{src}: {reason}")]
+    Refused { src: String, reason: String },
     #[error("Error linking {lib}: {error}")]
     Link { lib: String, error: ExecError },
     #[error("Error packing {lib}: {error}")]
@@ -178,6 +182,7 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
     let resource = PathBuf::from(String::from_utf8_lossy(&resource.stdout).trim()).join("include");
     let setup = OpenSetup {
         mc: find(profile::OPEN_MC)?,
+        llc: find(profile::OPEN_LLC)?,
         ld: find(profile::OPEN_LD)?,
         ar: find(profile::OPEN_AR)?,
         cc,
@@ -225,31 +230,101 @@ fn compile_unit(
             let lang =
                 Language::of(&unit.src).ok_or_else(|| BuildError::UnknownLanguage(unit.src.display().to_string()))?;
             let tmp_obj = with_suffix(&unit.obj, ".tmp");
-            let dep = unit.obj.with_extension("d");
             let asm = unit.obj.with_extension("s");
-            let first = if lang == Language::Asm {
-                setup.preprocess_asm(&sdk.include, &unit.src, &asm)
-            } else {
-                let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
-                setup.compile_to_asm(
-                    &flags,
-                    &AsmJob { lang, src: &unit.src, asm: &asm, depfile: &dep, dep_target: &unit.obj },
-                )
-            };
-            let mut inputs = if lang == Language::Asm { Some(Vec::new()) } else { incremental::depfile_inputs(&dep) }
-                .unwrap_or_else(|| vec![dep.clone()]);
-            inputs.push(unit.src.clone());
+            if lang != Language::Asm {
+                return compile_through_ir(
+                    setup,
+                    req,
+                    unit,
+                    lang,
+                    CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes },
+                    obs,
+                );
+            }
+            let first = setup.preprocess_asm(&sdk.include, &unit.src, &asm);
+            let inputs = vec![unit.src.clone()];
             make(obs, &first, &unit.obj, &inputs, || {
                 exec::run(&first).map_err(compile_err)?;
-                let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
-                    .map_err(|(path, source)| io_err(&path)(source))?;
-                let second = setup.assemble(&fixed, &tmp_obj);
+                let second = setup.assemble(&asm, &tmp_obj);
                 obs.command(&second);
                 exec::run(&second).map_err(compile_err)?;
                 std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))
             })
         }
     }
+}
+
+/// A C/C++ source in the open profile: clang-22 to LLVM IR, q7's rewrites
+/// for the backend's defects (crate::legalize), llc-22, the literal-pool
+/// fix-up, llvm-mc. One incremental step, keyed on every command in it.
+fn compile_through_ir(
+    setup: &OpenSetup,
+    req: &BuildRequest,
+    unit: &Unit,
+    lang: Language,
+    flags: CompileFlags,
+    obs: &dyn Observer,
+) -> Result<bool, BuildError> {
+    let src = unit.src.display().to_string();
+    let compile_err = |error: ExecError| BuildError::Compile { src: src.clone(), error };
+    let (dep, ir, legal, asm) = (
+        unit.obj.with_extension("d"),
+        unit.obj.with_extension("ll"),
+        unit.obj.with_extension("q7.ll"),
+        unit.obj.with_extension("s"),
+    );
+    let tmp_obj = with_suffix(&unit.obj, ".tmp");
+    let job = AsmJob { lang, src: &unit.src, asm: &ir, depfile: &dep, dep_target: &unit.obj };
+    let first = setup.compile_to_ir(&flags, &job);
+    // In-process; shown under -v as the step it is.
+    let rewrite = Command::new("q7").arg("legalize-ir").arg(ir.as_os_str()).path_arg("-o", &legal);
+    let codegen = setup.codegen(lang, &req.cflags, &legal, &asm);
+    let fixed = unit.obj.with_extension("q7.s");
+    let assemble = setup.assemble(&fixed, &tmp_obj);
+    let fingerprint =
+        [&first, &rewrite, &codegen, &assemble].map(|c| c.fingerprint()).join("\n") + crate::legalize::REVISION;
+    let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
+    inputs.push(unit.src.clone());
+    if incremental::up_to_date(&unit.obj, &fingerprint, &inputs) {
+        return Ok(false);
+    }
+    obs.command(&first);
+    exec::run(&first).map_err(compile_err)?;
+    obs.command(&rewrite);
+    let text = std::fs::read_to_string(&ir).map_err(io_err(&ir))?;
+    let legalized = crate::legalize::legalize(&text).map_err(|refusal| BuildError::Refused {
+        src: src.clone(),
+        reason: refusal.renamed(demangle(setup, refusal.function())).to_string(),
+    })?;
+    std::fs::write(&legal, legalized.ir).map_err(io_err(&legal))?;
+    obs.command(&codegen);
+    exec::run(&codegen).map_err(|error| match &error {
+        ExecError::Failed { stderr, .. } => match backend_errors::explain_backend_failure(stderr) {
+            Some(reason) => BuildError::Refused { src: src.clone(), reason },
+            None => compile_err(error),
+        },
+        ExecError::Spawn { .. } => compile_err(error),
+    })?;
+    profile::assembly_for_mc(lang, &asm, &fixed).map_err(|(path, source)| io_err(&path)(source))?;
+    obs.command(&assemble);
+    exec::run(&assemble).map_err(compile_err)?;
+    std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))?;
+    incremental::record(&unit.obj, &fingerprint).map_err(io_err(&unit.obj))?;
+    Ok(true)
+}
+
+/// A C++ symbol as its author wrote it (`llvm-cxxfilt-22`, beside `llc-22`);
+/// the IR name itself when that fails.
+fn demangle(setup: &OpenSetup, name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    let filt = setup.llc.with_file_name("llvm-cxxfilt-22");
+    exec::run(&Command::new(filt).arg(name))
+        .ok()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| name.to_string())
 }
 
 fn link_one(

@@ -2,10 +2,12 @@
 //! packed per-core images: schemas, wrapper codegen, linker support
 //! packages, toolchain profiles and the build driver.
 
+pub mod backend_errors;
 pub mod command;
 pub mod driver;
 pub mod exec;
 pub mod incremental;
+pub mod legalize;
 pub mod lsp;
 pub mod profile;
 pub mod schema;
