@@ -23,11 +23,11 @@ fn backend_message(stderr: &str) -> Option<&str> {
     })
 }
 
-/// Explains an `llc-22` failure in one line, naming the function, or `None`
-/// when stderr holds no backend error.
-pub fn explain_backend_failure(stderr: &str) -> Option<String> {
+/// Explains an `llc-22` failure in one line, naming the function (through
+/// `demangle`), or `None` when stderr holds no backend error.
+pub fn explain_backend_failure(stderr: &str, demangle: &dyn Fn(&str) -> String) -> Option<String> {
     let message = backend_message(stderr)?;
-    let function = failing_function(stderr).unwrap_or_else(|| "?".into());
+    let function = failing_function(stderr).map_or_else(|| "?".into(), |f| demangle(&f));
     if message.contains("Cannot scavenge register without an emergency spill slot") {
         return Some(format!(
             "clang-22's Xtensa backend cannot compile function `{function}`: its stack frame is too large for \
@@ -42,13 +42,13 @@ pub fn explain_backend_failure(stderr: &str) -> Option<String> {
 
 /// Explains GNU ld's "l32r: literal target out of range" in one line,
 /// naming the function whose code is too far from its literal pool.
-pub fn explain_link_failure(stderr: &str) -> Option<String> {
+pub fn explain_link_failure(stderr: &str, demangle: &dyn Fn(&str) -> String) -> Option<String> {
     let line = stderr.lines().find(|l| l.contains("l32r: literal target out of range"))?;
     let function = line
         .split_once("(.text.")
         .and_then(|(_, rest)| rest.split(['+', ')']).next())
         .filter(|name| !name.is_empty())
-        .unwrap_or("?");
+        .map_or_else(|| "?".into(), demangle);
     Some(format!(
         "function `{function}` is too large: an L32R in it is more than 256 KiB past its literal pool \
          (ld: l32r: literal target out of range); split the function (sdk/README.md, defect 8)"
@@ -59,12 +59,16 @@ pub fn explain_link_failure(stderr: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn same(name: &str) -> String {
+        name.to_string()
+    }
+
     #[test]
     fn selection_failure_names_the_function() {
         let stderr = "LLVM ERROR: Cannot select: 0x1: i32 = <<Unknown Target Node #534>>\nIn function: sign1\n\
                       PLEASE submit a bug report\nStack dump:\n2.\tRunning pass 'X' on function '@sign1'\n";
         assert_eq!(failing_function(stderr).as_deref(), Some("sign1"));
-        let line = explain_backend_failure(stderr).unwrap();
+        let line = explain_backend_failure(stderr, &same).unwrap();
         assert!(line.starts_with("clang-22's Xtensa backend failed in function `sign1`: Cannot select:"), "{line}");
         assert!(!line.contains('\n'));
     }
@@ -74,17 +78,17 @@ mod tests {
         let stderr = "LLVM ERROR: Cannot scavenge register without an emergency spill slot!\nStack dump:\n\
                       1.\tRunning pass 'Function Pass Manager' on module 'x.ll'.\n\
                       2.\tRunning pass 'Prologue/Epilogue Insertion & Frame Finalization' on function '@_Z3bigv'\n";
-        let line = explain_backend_failure(stderr).unwrap();
+        let line = explain_backend_failure(stderr, &same).unwrap();
         assert!(line.contains("cannot compile function `_Z3bigv`: its stack frame is too large"), "{line}");
-        assert_eq!(explain_backend_failure("warning: something else\n"), None);
+        assert_eq!(explain_backend_failure("warning: something else\n", &same), None);
     }
 
     #[test]
     fn l32r_range_error_names_the_function() {
         let stderr = "xtensa-lx106-elf-ld: big.o: in function `_start':\nbig.c:(.text._start+0x445c6): dangerous \
                       relocation: l32r: literal target out of range (try using text-section-literals): .literal.f\n";
-        let line = explain_link_failure(stderr).unwrap();
+        let line = explain_link_failure(stderr, &same).unwrap();
         assert!(line.starts_with("function `_start` is too large"), "{line}");
-        assert_eq!(explain_link_failure("undefined reference to `x'"), None);
+        assert_eq!(explain_link_failure("undefined reference to `x'", &same), None);
     }
 }

@@ -299,10 +299,12 @@ fn compile_through_ir(
     std::fs::write(&legal, legalized.ir).map_err(io_err(&legal))?;
     obs.command(&codegen);
     exec::run(&codegen).map_err(|error| match &error {
-        ExecError::Failed { stderr, .. } => match backend_errors::explain_backend_failure(stderr) {
-            Some(reason) => BuildError::Refused { src: src.clone(), reason },
-            None => compile_err(error),
-        },
+        ExecError::Failed { stderr, .. } => {
+            match backend_errors::explain_backend_failure(stderr, &|f| demangle(setup, f)) {
+                Some(reason) => BuildError::Refused { src: src.clone(), reason },
+                None => compile_err(error),
+            }
+        }
         ExecError::Spawn { .. } => compile_err(error),
     })?;
     profile::assembly_for_mc(lang, &asm, &fixed).map_err(|(path, source)| io_err(&path)(source))?;
@@ -354,7 +356,15 @@ fn link_one(
             make(obs, &cmd, lib, &inputs, || {
                 exec::run(&cmd).map_err(|e| {
                     let _ = std::fs::remove_file(&tmp);
-                    link_err(e)
+                    match &e {
+                        ExecError::Failed { stderr, .. } => {
+                            backend_errors::explain_link_failure(stderr, &|f| demangle(setup, f)).map_or_else(
+                                || link_err(e),
+                                |reason| BuildError::Refused { src: lib.display().to_string(), reason },
+                            )
+                        }
+                        ExecError::Spawn { .. } => link_err(e),
+                    }
                 })?;
                 std::fs::rename(&tmp, lib).map_err(io_err(lib))
             })

@@ -100,7 +100,9 @@ fn defined_name(define: &str) -> String {
 }
 
 fn check_half(line: &str, function: &Option<String>) -> Result<(), Refusal> {
-    if uses_half_type(line) {
+    // clang lowers `__fp16` loads and stores to these conversion intrinsics.
+    let converts = line.contains("@llvm.convert.from.fp16") || line.contains("@llvm.convert.to.fp16");
+    if converts || uses_half_type(line) {
         return Err(Refusal::Half { function: function.clone().unwrap_or_default() });
     }
     Ok(())
@@ -316,6 +318,8 @@ mod tests {
         assert_eq!(legalize(ir), Err(Refusal::Variadic { function: "_Z3logPKcz".into() }));
         let ir = "define float @\"g h\"(ptr %p) {\n  %1 = load half, ptr %p\n}\n";
         assert_eq!(legalize(ir), Err(Refusal::Half { function: "g h".into() }));
+        let ir = "define float @g(ptr %p) {\n  %3 = tail call float @llvm.convert.from.fp16.f32(i16 %2)\n}\n";
+        assert_eq!(legalize(ir), Err(Refusal::Half { function: "g".into() }));
         // A declaration of va_start alone (no user function calls it) is fine.
         assert!(legalize("declare void @llvm.va_start.p0(ptr)\n").is_ok());
     }

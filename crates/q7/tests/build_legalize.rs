@@ -1,0 +1,87 @@
+//! The open profile's IR legalisation step (issue 20) seen from `q7 build`:
+//! `-v` shows it between clang-22 and llc-22, a rebuild caches it, and what
+//! clang-22's Xtensa backend cannot compile correctly is refused with one
+//! line that names the source (or image) and the function.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+fn refused_dir() -> PathBuf {
+    root().join("sdk/tests/patterns/refused")
+}
+
+fn q7_build(dir: &Path, build_dir: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(dir)
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open", "--build-dir"])
+        .arg(build_dir)
+        .args(extra)
+        .output()
+        .expect("run q7")
+}
+
+/// Builds `refused/<name>.cpp` as op `name`; returns the error line.
+fn refused(name: &str) -> String {
+    let b = tempfile::tempdir().unwrap();
+    let schema = format!("{name}(Tensor x) -> Tensor");
+    let src = format!("{name}.cpp");
+    let out = q7_build(&refused_dir(), b.path(), &["--name", name, "--fn", name, "--schema", &schema, &src]);
+    assert!(!out.status.success(), "{name} built: {}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("q7: error:")).collect();
+    assert_eq!(errors.len(), 1, "{name}: one error line expected:\n{err}");
+    assert!(!err.contains("PLEASE submit a bug report") && !err.contains("Stack dump"), "{err}");
+    assert!(!b.path().join(format!("{name}.packed.so")).exists());
+    errors[0].to_string()
+}
+
+#[test]
+fn user_variadic_function_is_refused_by_name() {
+    let line = refused("variadic");
+    assert!(line.starts_with("q7: error: variadic.cpp: function `sum_floats(int, ...)` is variadic"), "{line}");
+    assert!(line.contains("printf"), "points to the SDK's printf-style helpers: {line}");
+}
+
+#[test]
+fn half_precision_is_refused_by_name() {
+    let line = refused("half");
+    assert!(line.starts_with("q7: error: half.cpp: function `half(at::Tensor const&)` uses half precision"), "{line}");
+}
+
+#[test]
+fn function_beyond_l32r_reach_is_named() {
+    let line = refused("huge_function");
+    assert!(line.contains("function `huge(float const*)` is too large"), "{line}");
+    assert!(line.contains("l32r: literal target out of range"), "{line}");
+}
+
+#[test]
+fn verbose_shows_the_legalisation_step_and_rebuilds_cache_it() {
+    let b = tempfile::tempdir().unwrap();
+    let dir = root().join("sdk/tests/patterns");
+    let args = ["--name", "libsel", "--fn", "float_select", "--schema", "float_select(Tensor x) -> Tensor"];
+    let first = q7_build(&dir, b.path(), &[&args[..], &["-v", "float_select.cpp"]].concat());
+    assert!(first.status.success(), "{}", stderr(&first));
+    let log = stderr(&first);
+    let step = |needle: &str| {
+        log.lines()
+            .position(|l| l.contains(needle) && l.contains("float_select"))
+            .unwrap_or_else(|| panic!("no `{needle}` line for float_select.cpp in:\n{log}"))
+    };
+    let order = [step("-emit-llvm"), step("q7 legalize-ir"), step("llc-22"), step("llvm-mc-22")];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "clang → legalize → llc → llvm-mc: {order:?}\n{log}");
+    // The rewrite happened: the legalised IR selects integers where clang selected floats.
+    let ir = std::fs::read_to_string(b.path().join("float_select.q7.ll")).unwrap();
+    assert!(ir.contains("select i1") && ir.contains("bitcast i32"), "{ir}");
+
+    let again = q7_build(&dir, b.path(), &[&args[..], &["--json", "float_select.cpp"]].concat());
+    assert!(again.status.success(), "{}", stderr(&again));
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["steps_run"], 0, "a no-op rebuild redoes nothing: {report}");
+}
