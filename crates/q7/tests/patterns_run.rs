@@ -262,6 +262,11 @@ fn many_arguments_on_the_stack() {
     check("many_args", Compare::Float);
 }
 
+#[test]
+fn vector_constant_selects() {
+    check("vector_select", Compare::Float);
+}
+
 /// Distance in units in the last place between two floats of one sign.
 fn ulps(a: f32, b: f32) -> u32 {
     let key = |x: f32| {
