@@ -116,8 +116,19 @@ impl Observer for Quiet {
 }
 
 enum Tools {
-    Vendor { setup: VendorSetup, cc: PathBuf, packer: Option<PathBuf> },
-    Open { setup: OpenSetup, sdk: sdk::Sdk, lsp_dir: PathBuf },
+    Vendor {
+        setup: VendorSetup,
+        cc: PathBuf,
+        packer: Option<PathBuf>,
+    },
+    /// `direct_asm`: C/C++ straight to assembly (`Q7_DIRECT_ASM=1`), skipping
+    /// the IR legalisation step (crate::legalize).
+    Open {
+        setup: OpenSetup,
+        sdk: sdk::Sdk,
+        lsp_dir: PathBuf,
+        direct_asm: bool,
+    },
 }
 
 /// Writes `bytes` unless the file already holds them (keeps mtimes stable
@@ -196,7 +207,10 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
     for f in crate::lsp::all_lsp_files() {
         write_if_changed(&lsp_dir.join(&f.path), f.contents.as_bytes())?;
     }
-    Ok(Tools::Open { setup, sdk, lsp_dir })
+    // The pipeline before the IR step, kept for measuring it (benches/compile_paths.rs)
+    // and for bisecting a suspected legaliser problem.
+    let direct_asm = env.var("Q7_DIRECT_ASM").is_some_and(|v| v == "1");
+    Ok(Tools::Open { setup, sdk, lsp_dir, direct_asm })
 }
 
 /// One compile job: a source and the object it makes.
@@ -226,26 +240,32 @@ fn compile_unit(
                 })
             })
         }
-        Tools::Open { setup, sdk, .. } => {
+        Tools::Open { setup, sdk, direct_asm, .. } => {
             let lang =
                 Language::of(&unit.src).ok_or_else(|| BuildError::UnknownLanguage(unit.src.display().to_string()))?;
-            let tmp_obj = with_suffix(&unit.obj, ".tmp");
-            let asm = unit.obj.with_extension("s");
-            if lang != Language::Asm {
-                return compile_through_ir(
-                    setup,
-                    req,
-                    unit,
-                    lang,
-                    CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes },
-                    obs,
-                );
+            let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
+            if lang != Language::Asm && !direct_asm {
+                return compile_through_ir(setup, req, unit, lang, flags, obs);
             }
-            let first = setup.preprocess_asm(&sdk.include, &unit.src, &asm);
-            let inputs = vec![unit.src.clone()];
+            let tmp_obj = with_suffix(&unit.obj, ".tmp");
+            let dep = unit.obj.with_extension("d");
+            let asm = unit.obj.with_extension("s");
+            let first = if lang == Language::Asm {
+                setup.preprocess_asm(&sdk.include, &unit.src, &asm)
+            } else {
+                setup.compile_to_asm(
+                    &flags,
+                    &AsmJob { lang, src: &unit.src, asm: &asm, depfile: &dep, dep_target: &unit.obj },
+                )
+            };
+            let mut inputs = if lang == Language::Asm { Some(Vec::new()) } else { incremental::depfile_inputs(&dep) }
+                .unwrap_or_else(|| vec![dep.clone()]);
+            inputs.push(unit.src.clone());
             make(obs, &first, &unit.obj, &inputs, || {
                 exec::run(&first).map_err(compile_err)?;
-                let second = setup.assemble(&asm, &tmp_obj);
+                let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
+                    .map_err(|(path, source)| io_err(&path)(source))?;
+                let second = setup.assemble(&fixed, &tmp_obj);
                 obs.command(&second);
                 exec::run(&second).map_err(compile_err)?;
                 std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))
@@ -347,7 +367,7 @@ fn link_one(
                 })
             })
         }
-        Tools::Open { setup, sdk, lsp_dir } => {
+        Tools::Open { setup, sdk, lsp_dir, .. } => {
             let tmp = with_suffix(lib, ".tmp");
             let archives = [sdk.archive.clone()];
             let cmd = setup.link(lsp_dir, window, objs, &archives, &tmp);

@@ -85,3 +85,25 @@ fn verbose_shows_the_legalisation_step_and_rebuilds_cache_it() {
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(report["steps_run"], 0, "a no-op rebuild redoes nothing: {report}");
 }
+
+/// Without the IR step (`Q7_DIRECT_ASM=1`, the pipeline before issue 20) the
+/// same sign function still crashes clang-22: the defect the step works
+/// around is real in the installed compiler (when a clang-22 update fixes
+/// it, this test says so and sdk/README.md's defect 1 can be retired).
+#[test]
+fn without_the_ir_step_clang_still_crashes_on_the_sign_function() {
+    let b = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(root().join("sdk/tests/patterns"))
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .env("Q7_DIRECT_ASM", "1")
+        .args(["build", "--toolchain", "open", "--name", "libsel", "--fn", "float_select"])
+        .args(["--schema", "float_select(Tensor x) -> Tensor", "--build-dir"])
+        .arg(b.path())
+        .arg("float_select.cpp")
+        .output()
+        .expect("run q7");
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("float_select.cpp") && err.contains("Cannot select") && err.contains("[2 x float]"), "{err}");
+}
