@@ -107,3 +107,48 @@ fn without_the_ir_step_clang_still_crashes_on_the_sign_function() {
     let err = stderr(&out);
     assert!(err.contains("float_select.cpp") && err.contains("Cannot select") && err.contains("[2 x float]"), "{err}");
 }
+
+/// Why the variadic refusal exists: built without the IR step, the refused
+/// example runs and returns a wrong sum with no warning (1.0 where
+/// `sum_floats(3, 1.0, 2.0, 3.0)` is 6.0). When clang-22 gets this right,
+/// this test fails and the refusal can be reconsidered.
+#[test]
+fn without_the_refusal_a_variadic_function_is_silently_wrong() {
+    let b = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(refused_dir())
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .env("Q7_DIRECT_ASM", "1")
+        .args(["build", "--toolchain", "open", "--name", "libv", "--fn", "variadic"])
+        .args(["--schema", "variadic(Tensor x) -> Tensor", "--build-dir"])
+        .arg(b.path())
+        .arg("variadic.cpp")
+        .output()
+        .expect("run q7");
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A 4-element float32 .npy (format 1.0, header padded to 64 bytes).
+    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend((header.len() as u16).to_le_bytes());
+    npy.extend(header.as_bytes());
+    npy.extend([0u8; 16]);
+    let (x, y) = (b.path().join("x.npy"), b.path().join("y.npy"));
+    std::fs::write(&x, npy).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .arg("run")
+        .arg(b.path())
+        .args(["--fn", "variadic", "--in"])
+        .arg(&x)
+        .arg("--out")
+        .arg(&y)
+        .output()
+        .expect("run q7");
+    assert!(run.status.success(), "{}", stderr(&run));
+    let bytes = std::fs::read(&y).unwrap();
+    let first = f32::from_le_bytes(bytes[bytes.len() - 16..bytes.len() - 12].try_into().unwrap());
+    assert_ne!(first, 6.0, "clang-22 now passes variadic arguments correctly: revisit sdk/README.md defect 2");
+}
