@@ -128,7 +128,7 @@ fn without_the_refusal_a_variadic_function_is_silently_wrong() {
     assert!(out.status.success(), "{}", stderr(&out));
     // A 4-element float32 .npy (format 1.0, header padded to 64 bytes).
     let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

@@ -58,7 +58,7 @@ fn host_build(name: &str) -> PathBuf {
 
 fn npy_write(path: &Path, data: &[f32]) {
     let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}", data.len());
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
