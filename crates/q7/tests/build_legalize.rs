@@ -80,6 +80,13 @@ fn verbose_shows_the_legalisation_step_and_rebuilds_cache_it() {
     let ir = std::fs::read_to_string(b.path().join("float_select.q7.ll")).unwrap();
     assert!(ir.contains("select i1") && ir.contains("bitcast i32"), "{ir}");
 
+    // The -v line is a real command: rerun, it writes the same IR.
+    let redo = b.path().join("redo.ll");
+    let ll = b.path().join("float_select.ll");
+    let out = q7(&["legalize-ir", ll.to_str().unwrap(), "-o", redo.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&redo).unwrap(), ir);
+
     let again = q7_build(&dir, b.path(), &[&args[..], &["--json", "float_select.cpp"]].concat());
     assert!(again.status.success(), "{}", stderr(&again));
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
@@ -151,4 +158,28 @@ fn without_the_refusal_a_variadic_function_is_silently_wrong() {
     let bytes = std::fs::read(&y).unwrap();
     let first = f32::from_le_bytes(bytes[bytes.len() - 16..bytes.len() - 12].try_into().unwrap());
     assert_ne!(first, 6.0, "clang-22 now passes variadic arguments correctly: revisit sdk/README.md defect 2");
+}
+
+#[test]
+fn legalize_ir_rejects_what_is_not_textual_ir_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.ll");
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("a.bc", b"BC\xC0\xDE\x35\x14\x00\x00", "LLVM bitcode; give textual IR"),
+        ("b.ll", b"\xff\xfe not utf-8", "not textual LLVM IR (not UTF-8)"),
+        ("c.ll", b"# a markdown file\n", "not textual LLVM IR"),
+    ];
+    for (name, bytes, want) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = q7(&["legalize-ir", p.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(name) && err.contains(want), "{err}");
+        assert!(!out_path.exists());
+    }
+    let missing = dir.path().join("missing.ll");
+    let out = q7(&["legalize-ir", missing.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
+    assert!(stderr(&out).contains("missing.ll: cannot read"), "{}", stderr(&out));
 }
