@@ -379,7 +379,10 @@ pub fn assembly_for_mc(lang: Language, asm: &Path, fixed: &Path) -> Result<PathB
     if lang == Language::Asm {
         return Ok(asm.to_path_buf());
     }
-    let text = std::fs::read_to_string(asm).map_err(|e| (asm.to_path_buf(), e))?;
+    // Verbose assembly comments can hold raw bytes (`.byte 224 # \xe0` in
+    // debug sections); they are comments, so a lossy read changes nothing.
+    let bytes = std::fs::read(asm).map_err(|e| (asm.to_path_buf(), e))?;
+    let text = String::from_utf8_lossy(&bytes);
     std::fs::write(fixed, align_literal_pools(&text)).map_err(|e| (fixed.to_path_buf(), e))?;
     Ok(fixed.to_path_buf())
 }

@@ -183,3 +183,23 @@ fn legalize_ir_rejects_what_is_not_textual_ir_in_one_line() {
     let out = q7(&["legalize-ir", missing.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
     assert!(stderr(&out).contains("missing.ll: cannot read"), "{}", stderr(&out));
 }
+
+/// `-g` and `-O0` go through the IR step too (llc's verbose assembly then
+/// carries raw bytes in comments of its debug sections, once a crash of the
+/// literal-pool fix-up); the debug image keeps its DWARF (GNU readelf).
+#[test]
+fn debug_and_unoptimised_builds_go_through_the_ir_step() {
+    let dir = root().join("sdk/tests/patterns");
+    for flag in ["-g", "-O0"] {
+        let b = tempfile::tempdir().unwrap();
+        let cflag = format!("--cflag={flag}");
+        let args = ["--name", "libt", "--fn", "float_select", "--schema", "float_select(Tensor x) -> Tensor", &cflag];
+        let out = q7_build(&dir, b.path(), &[&args[..], &["float_select.cpp", "many_args.cpp"]].concat());
+        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        if flag == "-g" {
+            let image = b.path().join("libt.so");
+            let sections = Command::new("xtensa-lx106-elf-readelf").arg("-S").arg(&image).output().expect("readelf");
+            assert!(stdout(&sections).contains(".debug_info"), "{}", stdout(&sections));
+        }
+    }
+}
