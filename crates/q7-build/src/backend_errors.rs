@@ -23,16 +23,22 @@ fn backend_message(stderr: &str) -> Option<&str> {
     })
 }
 
+/// Whether llc gave up for want of an emergency spill slot (defect 7),
+/// which a larger frame avoids (crate::legalize::legalize_padded).
+pub fn is_scavenger_failure(stderr: &str) -> bool {
+    stderr.contains("Cannot scavenge register without an emergency spill slot")
+}
+
 /// Explains an `llc-22` failure in one line, naming the function (through
 /// `demangle`), or `None` when stderr holds no backend error.
 pub fn explain_backend_failure(stderr: &str, demangle: &dyn Fn(&str) -> String) -> Option<String> {
     let message = backend_message(stderr)?;
     let function = failing_function(stderr).map_or_else(|| "?".into(), |f| demangle(&f));
-    if message.contains("Cannot scavenge register without an emergency spill slot") {
+    if is_scavenger_failure(message) {
         return Some(format!(
-            "clang-22's Xtensa backend cannot compile function `{function}`: its stack frame is too large for \
-             the register scavenger (\"{message}\"); move large locals to the heap or TCM, or split the function \
-             (sdk/README.md, defect 7)"
+            "clang-22's Xtensa backend cannot compile function `{function}`, even with its frame padded past 2 KiB: \
+             the register scavenger has no register to spill (\"{message}\"); move large locals to the heap or \
+             TCM, or split the function (sdk/README.md, defect 7)"
         ));
     }
     // Keep the first line only: the rest is the tool's bug-report boilerplate.
@@ -79,7 +85,7 @@ mod tests {
                       1.\tRunning pass 'Function Pass Manager' on module 'x.ll'.\n\
                       2.\tRunning pass 'Prologue/Epilogue Insertion & Frame Finalization' on function '@_Z3bigv'\n";
         let line = explain_backend_failure(stderr, &same).unwrap();
-        assert!(line.contains("cannot compile function `_Z3bigv`: its stack frame is too large"), "{line}");
+        assert!(line.contains("cannot compile function `_Z3bigv`, even with its frame padded"), "{line}");
         assert_eq!(explain_backend_failure("warning: something else\n", &same), None);
     }
 

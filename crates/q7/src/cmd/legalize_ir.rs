@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Result};
 /// scalar or vector) become integer selects plus a bitcast, which the backend
 /// compiles instead of crashing. A function that calls `llvm.va_start` or
 /// uses half precision is refused, by name (sdk/README.md, "clang-22 Xtensa
-/// defects").
+/// defects"). `--pad-stack` works around the register scavenger's failure.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The IR clang wrote (`clang-22 --target=xtensa ... -S -emit-llvm`).
@@ -18,6 +18,11 @@ pub struct Args {
     /// Where to write the rewritten IR.
     #[arg(short = 'o', long = "output", value_name = "OUT.ll")]
     output: PathBuf,
+    /// Give FUNCTION (its IR name) an unused 2 KiB stack object, so the
+    /// backend reserves the emergency spill slot it otherwise lacks (what
+    /// `q7 build` does when llc reports "Cannot scavenge register"). Repeatable.
+    #[arg(long = "pad-stack", value_name = "FUNCTION")]
+    pad_stack: Vec<String>,
     /// Say how many instructions were rewritten.
     #[arg(short = 'v', long = "verbose")]
     verbose: bool,
@@ -36,7 +41,7 @@ pub fn run(args: Args) -> Result<()> {
     if !text.lines().any(module_line) {
         bail!("{}: not textual LLVM IR (no ModuleID, target triple, define or declare line)", args.input.display());
     }
-    let legal = match q7_build::legalize::legalize(&text) {
+    let legal = match q7_build::legalize::legalize_padded(&text, &args.pad_stack) {
         Ok(legal) => legal,
         Err(refusal) => bail!("{}: {refusal}", args.input.display()),
     };
