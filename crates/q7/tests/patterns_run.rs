@@ -43,10 +43,26 @@ fn host_build(name: &str) -> PathBuf {
     let exe = scratch().join(format!("host-{name}"));
     std::fs::create_dir_all(scratch()).unwrap();
     let dir = patterns_dir();
+    // A pattern's C helper (NAME_helper.c), compiled as C as q7 build does.
+    let helper = dir.join(format!("{name}_helper.c"));
+    let mut objects = Vec::new();
+    if helper.exists() {
+        let obj = scratch().join(format!("host-{name}_helper.o"));
+        let out = Command::new("clang-22")
+            .args(["-std=c11", "-O2", "-ffp-contract=off", "-c"])
+            .arg(&helper)
+            .arg("-o")
+            .arg(&obj)
+            .output()
+            .expect("clang-22");
+        assert!(out.status.success(), "host build of {}: {}", helper.display(), stderr(&out));
+        objects.push(obj);
+    }
     let out = Command::new("clang++-22")
         .args(["-std=c++14", "-O2", "-ffp-contract=off", "-DQ7_HOST", &format!("-DPATTERN_FN=pattern_{name}")])
         .arg(dir.join("host_main.cpp"))
         .arg(dir.join(format!("{name}.cpp")))
+        .args(&objects)
         .arg("-lm")
         .arg("-o")
         .arg(&exe)
@@ -272,6 +288,16 @@ fn vector_constant_selects() {
 #[test]
 fn crowded_frame_padded_past_the_scavenger_failure() {
     check("crowded_frame", Compare::Bits);
+}
+
+#[test]
+fn bit_manipulation_and_constant_division() {
+    check("bit_ops", Compare::Bits);
+}
+
+#[test]
+fn c_source_with_a_constructor() {
+    check("c_source", Compare::Float);
 }
 
 /// Distance in units in the last place between two floats of one sign.
