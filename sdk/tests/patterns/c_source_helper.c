@@ -4,8 +4,9 @@
 #include <stdint.h>
 
 static float scale = 0.0f;
+static volatile float seed = 0.375f; /* volatile: the compiler cannot run the constructor itself */
 
-__attribute__((constructor)) static void init_scale(void) { scale = 0.375f; }
+__attribute__((constructor)) static void init_scale(void) { scale = seed; }
 
 float c_helper_mix(const float *restrict in, long n, long i) {
   float acc = 0.0f;
