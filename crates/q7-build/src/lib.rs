@@ -7,6 +7,7 @@ pub mod command;
 pub mod driver;
 pub mod exec;
 pub mod incremental;
+mod ir_compile;
 pub mod legalize;
 pub mod lsp;
 pub mod profile;
