@@ -93,6 +93,19 @@ if run build -p q7-build --bench build; then
   ((n)) || raw build
 fi
 
+# --- q7 build: the IR legalisation step, after vs before (issue 20) -------------
+if run compile_paths -p q7-build --bench compile_paths; then
+  n=0
+  while IFS= read -r l; do
+    if [[ $l =~ ^(compile|q7\ build),\ ([^:]+):\ +before\ +([0-9.]+)\ ms\ +after\ +([0-9.]+)\ ms ]]; then
+      row "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}: with IR step vs without" "${BASH_REMATCH[4]} ms" \
+        "q7 without: ${BASH_REMATCH[3]} ms" "$(ratio "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}")"
+      n=$((n + 1))
+    fi
+  done <"$LOGS/compile_paths.out"
+  ((n)) || raw compile_paths
+fi
+
 # --- forensics: carve vs grep, rebase-diff vs cmp -l --------------------------
 if run forensics -p q7-image --bench forensics; then
   n=0 what="" ours=""

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use q7_target::memmap::Window;
 use q7_target::{Artifact, ArtifactKind};
 
+use crate::backend_errors;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
@@ -77,6 +78,9 @@ pub enum BuildError {
     Wrapper(#[from] WrapperError),
     #[error("Error compiling {src}: {error}")]
     Compile { src: String, error: ExecError },
+    /// A construct the open profile cannot compile correctly (one line).
+    #[error("{src}: {reason}")]
+    Refused { src: String, reason: String },
     #[error("Error linking {lib}: {error}")]
     Link { lib: String, error: ExecError },
     #[error("Error packing {lib}: {error}")]
@@ -118,7 +122,7 @@ fn lock_build_dir(dir: &Path) -> Result<std::fs::File, BuildError> {
     Ok(file)
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |error| BuildError::Io { path: path.display().to_string(), error }
 }
 
@@ -141,8 +145,19 @@ impl Observer for Quiet {
 }
 
 enum Tools {
-    Vendor { setup: VendorSetup, cc: PathBuf, packer: Option<PathBuf> },
-    Open { setup: OpenSetup, sdk: sdk::Sdk, lsp_dir: PathBuf },
+    Vendor {
+        setup: VendorSetup,
+        cc: PathBuf,
+        packer: Option<PathBuf>,
+    },
+    /// `direct_asm`: C/C++ straight to assembly (`Q7_DIRECT_ASM=1`), skipping
+    /// the IR legalisation step (crate::legalize).
+    Open {
+        setup: OpenSetup,
+        sdk: sdk::Sdk,
+        lsp_dir: PathBuf,
+        direct_asm: bool,
+    },
 }
 
 /// Writes `bytes` unless the file already holds them (keeps mtimes stable
@@ -155,7 +170,7 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
     Ok(true)
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
@@ -204,6 +219,7 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
     let resource = PathBuf::from(String::from_utf8_lossy(&resource.stdout).trim()).join("include");
     let setup = OpenSetup {
         mc: find(profile::OPEN_MC)?,
+        llc: find(profile::OPEN_LLC)?,
         ld: find(profile::OPEN_LD)?,
         ar: find(profile::OPEN_AR)?,
         cc,
@@ -217,13 +233,16 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
     for f in crate::lsp::all_lsp_files() {
         write_if_changed(&lsp_dir.join(&f.path), f.contents.as_bytes())?;
     }
-    Ok(Tools::Open { setup, sdk, lsp_dir })
+    // The pipeline before the IR step, kept for measuring it (benches/compile_paths.rs)
+    // and for bisecting a suspected legaliser problem.
+    let direct_asm = env.var("Q7_DIRECT_ASM").is_some_and(|v| v == "1");
+    Ok(Tools::Open { setup, sdk, lsp_dir, direct_asm })
 }
 
 /// One compile job: a source and the object it makes.
-struct Unit {
-    src: PathBuf,
-    obj: PathBuf,
+pub(crate) struct Unit {
+    pub(crate) src: PathBuf,
+    pub(crate) obj: PathBuf,
 }
 
 fn compile_unit(
@@ -247,16 +266,19 @@ fn compile_unit(
                 })
             })
         }
-        Tools::Open { setup, sdk, .. } => {
+        Tools::Open { setup, sdk, direct_asm, .. } => {
             let lang =
                 Language::of(&unit.src).ok_or_else(|| BuildError::UnknownLanguage(unit.src.display().to_string()))?;
+            let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
+            if lang != Language::Asm && !direct_asm {
+                return crate::ir_compile::compile_through_ir(setup, req, unit, lang, flags, obs);
+            }
             let tmp_obj = with_suffix(&unit.obj, ".tmp");
             let dep = unit.obj.with_extension("d");
             let asm = unit.obj.with_extension("s");
             let first = if lang == Language::Asm {
                 setup.preprocess_asm(&sdk.include, &unit.src, &asm)
             } else {
-                let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
                 setup.compile_to_asm(
                     &flags,
                     &AsmJob { lang, src: &unit.src, asm: &asm, depfile: &dep, dep_target: &unit.obj },
@@ -296,7 +318,7 @@ fn link_one(
                 })
             })
         }
-        Tools::Open { setup, sdk, lsp_dir } => {
+        Tools::Open { setup, sdk, lsp_dir, .. } => {
             let tmp = with_suffix(lib, ".tmp");
             let archives = [sdk.archive.clone()];
             let cmd = setup.link(lsp_dir, window, objs, &archives, &tmp);
@@ -305,7 +327,16 @@ fn link_one(
             make(obs, &cmd, lib, &inputs, || {
                 exec::run(&cmd).map_err(|e| {
                     let _ = std::fs::remove_file(&tmp);
-                    link_err(e)
+                    match &e {
+                        ExecError::Failed { stderr, .. } => {
+                            backend_errors::explain_link_failure(stderr, &|f| crate::ir_compile::demangle(setup, f))
+                                .map_or_else(
+                                    || link_err(e),
+                                    |reason| BuildError::Refused { src: lib.display().to_string(), reason },
+                                )
+                        }
+                        ExecError::Spawn { .. } => link_err(e),
+                    }
                 })?;
                 std::fs::rename(&tmp, lib).map_err(io_err(lib))
             })

@@ -3,10 +3,13 @@
 //! packages, toolchain profiles and the build driver.
 #![forbid(unsafe_code)]
 
+pub mod backend_errors;
 pub mod command;
 pub mod driver;
 pub mod exec;
 pub mod incremental;
+mod ir_compile;
+pub mod legalize;
 pub mod lsp;
 pub mod profile;
 pub use q7_target::schema;
