@@ -166,7 +166,7 @@ fn main() {
     let (ours, verdict) = best(|| {
         let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
         let elfs: Vec<ElfFile> = bytes.iter().map(|b| ElfFile::parse(b).unwrap()).collect();
-        let r = q7_image::rebase::rebase_diff(&elfs);
+        let r = q7_image::rebase_diff::rebase_diff(&elfs);
         (r.verdict.identical_modulo_rebase, r.pairs[0].differing_bytes)
     });
     println!(

@@ -4,6 +4,6 @@ pub mod carve;
 pub mod disasm;
 pub mod kinfo;
 pub mod layout;
-pub mod rebase;
+pub mod rebase_diff;
 pub mod roster;
 pub mod strings;

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use q7_elf::ElfFile;
-use q7_image::rebase::{self, RebaseReport};
+use q7_image::rebase_diff::{self, RebaseReport};
 use serde::Serialize;
 
 /// Seed 002's proof that per-core images are one program relinked: the
@@ -36,9 +36,9 @@ pub fn run(args: Args) -> Result<()> {
         .zip(&names)
         .map(|(b, n)| ElfFile::parse_xtensa(b).with_context(|| n.clone()))
         .collect::<Result<_>>()?;
-    let report = rebase::rebase_diff(&elfs);
+    let report = rebase_diff::rebase_diff(&elfs);
     if args.json {
         return crate::io::print_json(&Report { paths: &names, rebase: &report });
     }
-    Ok(rebase::write_rebase(&mut std::io::stdout().lock(), &names, &report)?)
+    Ok(rebase_diff::write_rebase(&mut std::io::stdout().lock(), &names, &report)?)
 }
