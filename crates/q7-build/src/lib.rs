@@ -10,4 +10,5 @@ pub mod lsp;
 pub mod profile;
 pub mod schema;
 pub mod sdk;
+pub mod timeline;
 pub mod wrapper;
