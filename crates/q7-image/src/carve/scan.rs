@@ -7,14 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::ELF_MAGIC;
+use crate::par::workers;
 
 /// The scan works, and reports progress, in steps of this many bytes.
 pub const PROGRESS_STEP: usize = 16 << 20;
-
-/// Threads to use for `items` units of work: one per core, at most one per unit.
-fn workers(items: usize) -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(items).max(1)
-}
 
 /// Offsets of every `\x7fELF` in `data`, in file order. `progress(done,
 /// total)` is called on this thread once per step, `done` rising to `total`.
@@ -60,21 +56,6 @@ pub fn scan_magic(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> Vec<u64> {
     found.into_iter().flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect()
 }
 
-/// `f` over every item on all cores, results in item order.
-pub fn map_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = workers(items.len());
-    if n <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(n);
-    std::thread::scope(|scope| {
-        let f = &f;
-        let parts: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>())).collect();
-        parts.into_iter().flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,12 +80,5 @@ mod tests {
         assert_eq!(calls.len(), 4);
         assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
         assert_eq!(calls.last(), Some(&(len as u64, len as u64)));
-    }
-
-    #[test]
-    fn map_parallel_keeps_item_order() {
-        let items: Vec<u32> = (0..1001).collect();
-        assert_eq!(map_parallel(&items, |x| x * 3), items.iter().map(|x| x * 3).collect::<Vec<_>>());
-        assert!(map_parallel(&[] as &[u32], |x| *x).is_empty());
     }
 }

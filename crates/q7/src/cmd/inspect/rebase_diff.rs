@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -40,5 +41,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&Report { paths: &names, rebase: &report });
     }
-    Ok(rebase_diff::write_rebase(&mut std::io::stdout().lock(), &names, &report)?)
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    rebase_diff::write_rebase(&mut out, &names, &report)?;
+    Ok(out.flush()?)
 }
