@@ -403,17 +403,19 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     obs.phase(phase, steps);
     let ran = timeline.phase(phase, steps, |clock| {
         exec::parallel(&targets, jobs, |(window, artifact)| {
-            let lib = path_of(artifact, ArtifactKind::Linked);
-            let linked = clock.step(|| link_one(&tools, *window, &objs, &lib, obs))?;
-            obs.step(&artifact.file_name(), !linked);
-            if !pack {
-                return Ok::<_, BuildError>(vec![linked]);
-            }
-            let stripped = path_of(artifact, ArtifactKind::Stripped);
-            let packed = path_of(artifact, ArtifactKind::Packed);
-            let repacked = clock.step(|| pack_one(&tools, &lib, &stripped, &packed, obs))?;
-            obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !repacked);
-            Ok(vec![linked, repacked])
+            clock.step(|| {
+                let lib = path_of(artifact, ArtifactKind::Linked);
+                let linked = link_one(&tools, *window, &objs, &lib, obs)?;
+                obs.step(&artifact.file_name(), !linked);
+                if !pack {
+                    return Ok::<_, BuildError>(vec![linked]);
+                }
+                let stripped = path_of(artifact, ArtifactKind::Stripped);
+                let packed = path_of(artifact, ArtifactKind::Packed);
+                let repacked = pack_one(&tools, &lib, &stripped, &packed, obs)?;
+                obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !repacked);
+                Ok(vec![linked, repacked])
+            })
         })
     })?;
     count(&mut report, &ran.concat());

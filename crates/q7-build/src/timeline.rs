@@ -13,6 +13,8 @@ pub struct PhaseTime {
     pub end: Duration,
     pub steps: usize,
     pub work: Duration,
+    /// The longest single job (a phase cannot end sooner).
+    pub longest: Duration,
 }
 
 impl PhaseTime {
@@ -25,6 +27,12 @@ impl PhaseTime {
             1.0
         }
     }
+
+    /// The shortest this phase could take with `jobs` free cores: its longest
+    /// job, or its work shared out evenly, whichever is longer.
+    pub fn bound(&self, jobs: usize) -> Duration {
+        self.longest.max(self.work / jobs.max(1) as u32)
+    }
 }
 
 /// Records phases as the build runs them.
@@ -36,14 +44,17 @@ pub struct Timeline {
 /// The step clock of one running phase; shared by its worker threads.
 pub struct StepClock {
     work_ns: AtomicU64,
+    longest_ns: AtomicU64,
 }
 
 impl StepClock {
-    /// Runs one step, adding its wall time to the phase's work.
+    /// Runs one job, adding its wall time to the phase's work.
     pub fn step<R>(&self, f: impl FnOnce() -> R) -> R {
         let t = Instant::now();
         let r = f();
-        self.work_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let ns = t.elapsed().as_nanos() as u64;
+        self.work_ns.fetch_add(ns, Ordering::Relaxed);
+        self.longest_ns.fetch_max(ns, Ordering::Relaxed);
         r
     }
 }
@@ -56,13 +67,17 @@ impl Timeline {
     /// Runs phase `name` of `steps` steps; `f` times each step with the clock.
     pub fn phase<R>(&mut self, name: &str, steps: usize, f: impl FnOnce(&StepClock) -> R) -> R {
         let start = self.origin.elapsed();
-        let clock = StepClock { work_ns: AtomicU64::new(0) };
+        let clock = StepClock { work_ns: AtomicU64::new(0), longest_ns: AtomicU64::new(0) };
         let r = f(&clock);
         let end = self.origin.elapsed();
         let timed = clock.work_ns.into_inner();
-        // A phase that timed no steps counts as one step of its whole span.
-        let work = if timed == 0 { end - start } else { Duration::from_nanos(timed) };
-        self.phases.push(PhaseTime { name: name.to_string(), start, end, steps, work });
+        // A phase that timed no jobs counts as one job of its whole span.
+        let (work, longest) = if timed == 0 {
+            (end - start, end - start)
+        } else {
+            (Duration::from_nanos(timed), Duration::from_nanos(clock.longest_ns.into_inner()))
+        };
+        self.phases.push(PhaseTime { name: name.to_string(), start, end, steps, work, longest });
         r
     }
 
@@ -93,5 +108,9 @@ mod tests {
         assert!(p[0].work >= Duration::from_millis(5));
         assert!(p[1].work >= Duration::from_millis(40), "{:?}", p[1].work);
         assert_eq!(p[1].steps, 2);
+        assert!(p[1].longest >= Duration::from_millis(20) && p[1].longest < p[1].work);
+        // Two 20 ms jobs: on two free cores the phase takes one job's time.
+        assert_eq!(p[1].bound(2), p[1].longest.max(p[1].work / 2));
+        assert_eq!(p[1].bound(1), p[1].work);
     }
 }

@@ -199,6 +199,18 @@ fn timeline_text(phases: &[PhaseTime], jobs: usize) -> String {
     if let Some(last) = phases.last() {
         text.push_str(&format!("  total      {:>7.1} ms\n", ms(last.end)));
     }
+    // What the jobs' own times allow on this machine's cores when nothing
+    // else runs (a busy machine stretches each job, not this bound's shape).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(jobs);
+    let work: std::time::Duration = phases.iter().map(|p| p.work).sum();
+    let bound: std::time::Duration = phases.iter().map(|p| p.bound(cores)).sum();
+    text.push_str(&format!(
+        "  these jobs on {cores} free core{}: at least {:.1} ms ({:.2}x their {:.1} ms one after another)\n",
+        if cores == 1 { "" } else { "s" },
+        ms(bound),
+        work.as_secs_f64() / bound.as_secs_f64().max(1e-9),
+        ms(work)
+    ));
     text
 }
 
