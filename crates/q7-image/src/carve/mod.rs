@@ -190,7 +190,8 @@ fn collapse(data: &[u8], hits: &mut [Hit]) -> Vec<DistinctImage> {
             distinct.push(describe_image(sha, bytes, hit.offset));
             distinct.len() - 1
         });
-        if distinct[index].offsets.last() != Some(&hit.offset) && !distinct[index].offsets.contains(&hit.offset) {
+        // Hits come in file order, so a repeat can only be the last offset.
+        if distinct[index].offsets.last() != Some(&hit.offset) {
             distinct[index].offsets.push(hit.offset);
         }
         hit.image = Some(index);
