@@ -128,11 +128,29 @@ fn same_outside_mask(reference: &View, other: &View, masked: &[u32], file_diff: 
     }
     let (start, end) = (reference.offset as u64, (reference.offset + reference.data.len()) as u64);
     let inside = &file_diff[file_diff.partition_point(|&p| p < start)..file_diff.partition_point(|&p| p < end)];
+    // Both ascend: walk the mask alongside the differing bytes.
+    let mut mask = masked.iter().peekable();
     inside.iter().all(|&p| {
         let p = (p - start) as usize;
-        let start = p.wrapping_sub(p.wrapping_sub(reference.first_word) % 4);
-        is_word(reference, start) && masked.binary_search(&(start as u32)).is_ok()
+        let word = p.wrapping_sub(p.wrapping_sub(reference.first_word) % 4);
+        while mask.next_if(|&&m| (m as usize) < word).is_some() {}
+        is_word(reference, word) && mask.peek().is_some_and(|&&m| m as usize == word)
     })
+}
+
+/// The union of two ascending lists without repeats.
+fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let next = a[i].min(b[j]);
+        i += usize::from(a[i] == next);
+        j += usize::from(b[j] == next);
+        out.push(next);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// `file_diffs[i]`: where image `i` differs from the first, ascending.
@@ -142,11 +160,8 @@ pub(super) fn compare_strings(images: &[ElfFile], file_diffs: &[Vec<u64>]) -> Ve
     let own = map_parallel(&pairs, |(elf, v)| address_words(elf, v));
     let mut union: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for (name, words) in own.into_iter().flatten() {
-        union.entry(name).or_default().extend(words);
-    }
-    for words in union.values_mut() {
-        words.sort_unstable();
-        words.dedup();
+        let merged = merge(union.get(name).map_or(&[][..], Vec::as_slice), &words);
+        union.insert(name, merged);
     }
     let mask = |name: &str| union.get(name).map_or(&[][..], Vec::as_slice);
     let Some(reference) = views.first() else { return Vec::new() };
@@ -227,6 +242,13 @@ mod tests {
         let diffs: Vec<Vec<u64>> =
             images.iter().map(|e| super::super::differing_positions(images[0].data(), e.data())).collect();
         compare_strings(images, &diffs).into_iter().map(|c| (c.section, c.counts, c.identical)).collect()
+    }
+
+    #[test]
+    fn merge_is_a_sorted_union() {
+        assert_eq!(merge(&[1, 4, 8], &[0, 4, 9, 12]), [0, 1, 4, 8, 9, 12]);
+        assert_eq!(merge(&[], &[3]), [3]);
+        assert_eq!(merge(&[3], &[]), [3]);
     }
 
     #[test]
