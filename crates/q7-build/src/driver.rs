@@ -1,7 +1,11 @@
-//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases"), in
-//! order — tool check, compile the op's sources, generate `wrapper.cpp`,
-//! compile it, link once (single LSP) or eight times (`<name>_cpuN`), then
-//! strip + pack unless the caller's cflags hold `-g`.
+//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases") —
+//! tool check, generate `wrapper.cpp`, compile it together with the op's
+//! sources, then per image: link once (single LSP) or eight times
+//! (`<name>_cpuN`) and strip + pack unless the caller's cflags hold `-g`.
+//!
+//! Scheduling: independent work shares one job pool, so on two cores the
+//! wrapper compiles beside the op's source and each image is packed by the
+//! job that linked it (no barrier between the links and the packs).
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +19,7 @@ use crate::incremental;
 use crate::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
 use crate::schema::{self, SchemaError};
 use crate::sdk::{self, SdkError};
+use crate::timeline::{PhaseTime, Timeline};
 use crate::wrapper::{self, WrapperError};
 
 /// Which toolchain the caller asked for.
@@ -133,6 +138,8 @@ pub trait Observer: Sync {
     /// One step finished (`skipped` when it was up to date).
     fn step(&self, label: &str, skipped: bool);
     fn command(&self, cmd: &Command);
+    /// The finished build's phases (for `-v`).
+    fn timeline(&self, _phases: &[PhaseTime], _jobs: usize) {}
 }
 
 /// An observer that says nothing.
@@ -214,9 +221,9 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
             .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
     };
     let cc = find(profile::OPEN_CC)?;
-    let resource = exec::run(&Command::new(&cc).arg("-print-resource-dir"))
+    let cache = sdk::cache_root(env, &req.build_dir);
+    let resource = sdk::resource_include(&cc, &cache)
         .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", profile::OPEN_CC)))?;
-    let resource = PathBuf::from(String::from_utf8_lossy(&resource.stdout).trim()).join("include");
     let setup = OpenSetup {
         mc: find(profile::OPEN_MC)?,
         llc: find(profile::OPEN_LLC)?,
@@ -226,7 +233,6 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
         resource_include: resource,
     };
     obs.phase("sdk", 1);
-    let cache = sdk::cache_root(env, &req.build_dir);
     let sdk = sdk::ensure(&setup, &cache, req.jobs.max(1), &|c| obs.command(c))?;
     obs.step("libq7sdk.a", false);
     let lsp_dir = req.build_dir.join("lsp_fll_load_cpus");
@@ -378,11 +384,12 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     let jobs = req.jobs.max(1);
     let mut report = BuildReport::default();
     check_sources(&req.sources)?;
+    let mut timeline = Timeline::start();
 
     // Phase 0: tools (and, for the open profile, the SDK and LSPs).
     std::fs::create_dir_all(&req.build_dir).map_err(io_err(&req.build_dir))?;
     let _lock = lock_build_dir(&req.build_dir)?;
-    let tools = resolve_tools(req, env, obs)?;
+    let tools = timeline.phase("tools+sdk", 1, |_| resolve_tools(req, env, obs))?;
     report.toolchain = Some(match tools {
         Tools::Vendor { .. } => Toolchain::XtensaTools,
         Tools::Open { .. } => Toolchain::Open,
@@ -408,56 +415,60 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     // Schemas are checked before any compile so a typo fails fast.
     let schemas = req.schemas.iter().map(|s| schema::parse(s)).collect::<Result<Vec<_>, _>>()?;
     let ops = wrapper::ops(&req.functions, schemas)?;
-    obs.phase("compile", units.len());
-    let ran = exec::parallel(&units, jobs, |u| {
-        let r = compile_unit(&tools, req, u, &req.includes, obs)?;
-        obs.step(&u.src.display().to_string(), !r);
-        Ok::<_, BuildError>(r)
-    })?;
-    count(&mut report, &ran);
 
-    // Phases 2 and 3: the wrapper.
+    // Phases 2 and 3: the wrapper, generated first so that it compiles in the
+    // same pool as the op's sources (last, so an op's error is reported first).
     let wrapper_src = req.build_dir.join("wrapper.cpp");
     write_if_changed(&wrapper_src, wrapper::generate(base, &ops).as_bytes())?;
-    obs.phase("wrapper", 1);
-    let wrapper_unit = Unit { obj: req.build_dir.join("wrapper.o"), src: wrapper_src.clone() };
-    let r = compile_unit(&tools, req, &wrapper_unit, &[], obs)?;
-    obs.step("wrapper.cpp", !r);
-    count(&mut report, &[r]);
+    let wrapper_obj = req.build_dir.join("wrapper.o");
+    units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
+    obs.phase("compile", units.len());
+    let ran = timeline.phase("compile", units.len(), |clock| {
+        exec::parallel(&units, jobs, |u| {
+            let is_wrapper = u.obj == wrapper_obj;
+            let includes: &[PathBuf] = if is_wrapper { &[] } else { &req.includes };
+            let r = clock.step(|| compile_unit(&tools, req, u, includes, obs))?;
+            obs.step(&if is_wrapper { "wrapper.cpp".into() } else { u.src.display().to_string() }, !r);
+            Ok::<_, BuildError>(r)
+        })
+    })?;
+    count(&mut report, &ran);
     report.wrapper = wrapper_src;
 
-    // Phase 4: link 1× or 8×.
-    let mut objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
-    objs.push(wrapper_unit.obj.clone());
+    // Phases 4 and 5: per image, link, then strip + pack unless the caller's
+    // cflags (not the fixed bundle) ask for a debug build.
+    let objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
     let targets: Vec<(Window, Artifact)> = Artifact::windows(req.multicore)
         .into_iter()
         .map(|w| (w, Artifact::new(base, w, ArtifactKind::Linked)))
         .collect();
     let path_of = |a: &Artifact, kind: ArtifactKind| req.build_dir.join(a.with_kind(kind).file_name());
-    obs.phase("link", targets.len());
-    let ran = exec::parallel(&targets, jobs, |(window, artifact)| {
-        let lib = path_of(artifact, ArtifactKind::Linked);
-        let r = link_one(&tools, *window, &objs, &lib, obs)?;
-        obs.step(&artifact.file_name(), !r);
-        Ok::<_, BuildError>(r)
+    let pack = !req.cflags.iter().any(|f| f == "-g");
+    let (phase, steps) = if pack { ("link+pack", 2 * targets.len()) } else { ("link", targets.len()) };
+    obs.phase(phase, steps);
+    let ran = timeline.phase(phase, steps, |clock| {
+        exec::parallel(&targets, jobs, |(window, artifact)| {
+            clock.step(|| {
+                let lib = path_of(artifact, ArtifactKind::Linked);
+                let linked = link_one(&tools, *window, &objs, &lib, obs)?;
+                obs.step(&artifact.file_name(), !linked);
+                if !pack {
+                    return Ok::<_, BuildError>(vec![linked]);
+                }
+                let stripped = path_of(artifact, ArtifactKind::Stripped);
+                let packed = path_of(artifact, ArtifactKind::Packed);
+                let repacked = pack_one(&tools, &lib, &stripped, &packed, obs)?;
+                obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !repacked);
+                Ok(vec![linked, repacked])
+            })
+        })
     })?;
-    count(&mut report, &ran);
+    count(&mut report, &ran.concat());
     report.libraries = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Linked)).collect();
-
-    // Phase 5: strip + pack, gated on the caller's cflags (not the fixed bundle).
-    if !req.cflags.iter().any(|f| f == "-g") {
-        obs.phase("pack", targets.len());
-        let ran = exec::parallel(&targets, jobs, |(_, artifact)| {
-            let lib = path_of(artifact, ArtifactKind::Linked);
-            let stripped = path_of(artifact, ArtifactKind::Stripped);
-            let packed = path_of(artifact, ArtifactKind::Packed);
-            let r = pack_one(&tools, &lib, &stripped, &packed, obs)?;
-            obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !r);
-            Ok::<_, BuildError>(r)
-        })?;
-        count(&mut report, &ran);
+    if pack {
         report.stripped = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Stripped)).collect();
         report.packed = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Packed)).collect();
     }
+    obs.timeline(timeline.phases(), jobs);
     Ok(report)
 }

@@ -14,4 +14,5 @@ pub mod lsp;
 pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;
+pub mod timeline;
 pub mod wrapper;

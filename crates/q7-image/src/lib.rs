@@ -6,6 +6,7 @@ pub mod carve;
 pub mod disasm;
 pub mod kinfo;
 pub mod layout;
-pub mod rebase;
+mod par;
+pub mod rebase_diff;
 pub mod roster;
 pub mod strings;
