@@ -16,3 +16,8 @@ pub use q7_target::schema;
 pub mod sdk;
 pub mod timeline;
 pub mod wrapper;
+
+#[cfg(test)]
+extern crate self as q7_build;
+#[cfg(test)]
+mod testsuite;

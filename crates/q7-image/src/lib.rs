@@ -10,3 +10,8 @@ mod par;
 pub mod rebase_diff;
 pub mod roster;
 pub mod strings;
+
+#[cfg(test)]
+extern crate self as q7_image;
+#[cfg(test)]
+mod testsuite;
