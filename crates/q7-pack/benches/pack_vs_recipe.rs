@@ -6,7 +6,7 @@
 //!   both outputs, against the recipe (itself eight tool processes). This is
 //!   what a user sees. The two alternate run by run, so a change in the load
 //!   of the machine falls on both. Besides the wall-clock medians it prints
-//!   the CPU time each side's processes used (from `/proc/self/stat`), which
+//!   the CPU time each side's processes used (`getrusage`), which
 //!   a loaded machine does not inflate. It needs the release binary
 //!   (`cargo build --release -p q7`; `scripts/bench.sh` builds it), or its
 //!   path in `Q7_BIN`.
@@ -107,16 +107,19 @@ fn main() {
     );
 }
 
-/// User + system time of this process's waited-for children so far
-/// (`cutime` + `cstime` of `/proc/self/stat`, in USER_HZ = 100 ticks a
-/// second: coarse per run, fine summed over many).
+/// User + system time of this process's waited-for children so far, to the
+/// microsecond (`/proc/self/stat` would give 10 ms ticks, coarser than a
+/// whole `q7 pack`).
 fn children_cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // Fields after the command name, which ends at the last ')': the state is
-    // field 3, cutime 16 and cstime 17.
-    let fields: Vec<&str> = stat[stat.rfind(')').expect("a stat line") + 1..].split_whitespace().collect();
-    let ticks: u64 = fields[16 - 3].parse::<u64>().unwrap() + fields[17 - 3].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes only the struct it is given, which is large
+    // enough; on success every field is initialised.
+    let usage = unsafe {
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()), 0, "getrusage");
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 fn print_row(name: &str, size: usize, what: &str, q7: Duration, q7_runs: usize, recipe: Duration, recipe_runs: usize) {
