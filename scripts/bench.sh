@@ -105,8 +105,9 @@ raw() {
 }
 
 # --- q7 pack vs the binutils packaging recipe --------------------------------
-# The whole-process row runs the release q7 binary, so build it first.
-if cargo build --release -q -p q7 && run pack -p q7-pack; then
+# The whole-process rows run the release q7 binary, so build it first.
+cargo build --release -q -p q7 || row pack "FAILED: cargo build --release -p q7" "-" "-"
+if run pack -p q7-pack; then
   n=0
   while IFS= read -r l; do
     re='^(.+) \(([0-9]+) bytes\): q7 pack([a-z ]*): ([0-9.]+ [^ ]*s) .*binutils recipe: ([0-9.]+ [^ ]*s) .*ratio ([0-9.]+)'
