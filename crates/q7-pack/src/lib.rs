@@ -242,3 +242,8 @@ fn rebase_table(elf: &ElfFile, fates: &[Fate], log: &mut Log) -> Result<Option<R
     }
     Ok(carried)
 }
+
+#[cfg(test)]
+extern crate self as q7_pack;
+#[cfg(test)]
+mod testsuite;

@@ -70,6 +70,42 @@ impl Binutils {
         }
         Ok(out)
     }
+
+    /// Assembles `source` (GNU `as` syntax) into `dir/NAME.o`.
+    pub fn assemble(&self, dir: &Path, name: &str, source: &str) -> Result<PathBuf, RecipeError> {
+        let s = dir.join(format!("{name}.s"));
+        let o = dir.join(format!("{name}.o"));
+        std::fs::write(&s, source)
+            .map_err(|e| RecipeError::Missing { tool: s.display().to_string(), reason: e.to_string() })?;
+        self.run("as", &[s.as_os_str(), OsStr::new("-o"), o.as_os_str()])?;
+        Ok(o)
+    }
+
+    /// Links `dir/dyn.so`: a small shared object with the sections the
+    /// packer's `-l` option and GOT rules are about (`.hash .dynsym .dynstr
+    /// .dynamic .got .got.loc` next to `.text` and `.data`, in one segment
+    /// that also holds the ELF header, and a `.comment`). The packer's tests
+    /// and the CLI's compare q7 and the recipe on it.
+    pub fn sample_shared_object(&self, dir: &Path) -> Result<PathBuf, RecipeError> {
+        let o = self.assemble(
+            dir,
+            "dyn",
+            concat!(
+                ".text\n.global f\n.type f,@function\nf:\n ret.n\n.data\n.global x\nx: .word 1\n",
+                ".section .got.loc,\"aw\"\n.word 0\n.section .comment\n.string \"test toolchain 1.0\"\n"
+            ),
+        )?;
+        let so = dir.join("dyn.so");
+        let args = [
+            OsStr::new("-shared"),
+            OsStr::new("--no-warn-rwx-segments"),
+            o.as_os_str(),
+            OsStr::new("-o"),
+            so.as_os_str(),
+        ];
+        self.run("ld", &args)?;
+        Ok(so)
+    }
 }
 
 /// The recipe's knobs: `-e` and `-l`.

@@ -22,6 +22,23 @@ pub fn fixtures() -> PathBuf {
     repo_root().join("fixtures")
 }
 
+/// A committed fixture image, `fixtures/bin/NAME`.
+pub fn fixture(name: &str) -> PathBuf {
+    fixtures().join("bin").join(name)
+}
+
+/// Every linked fixture image (`fixtures/bin/*.so`), in name order.
+pub fn fixture_images() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures().join("bin"))
+        .expect("fixtures/bin")
+        .map(|e| e.expect("fixtures/bin entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "so"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 10, "expected the committed fixture images, found {v:?}");
+    v
+}
+
 /// Runs a peer tool installed by scripts/bootstrap.sh. A missing tool fails
 /// the test with a message that says how to get it, unless `Q7_SKIP_PEERS=1`
 /// (then `None`, and the caller skips the comparison).

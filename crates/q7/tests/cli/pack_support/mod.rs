@@ -7,23 +7,7 @@ use std::process::{Command, Output};
 
 use q7_pack::recipe::Binutils;
 
-pub use q7_testkit::repo_root as root;
-
-pub fn fixture(name: &str) -> PathBuf {
-    root().join("fixtures/bin").join(name)
-}
-
-/// Every linked fixture image (`fixtures/bin/*.so`), in name order.
-pub fn fixture_images() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/bin"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "so"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 10, "expected the committed fixture images, found {v:?}");
-    v
-}
+pub use q7_testkit::{fixture, fixture_images};
 
 pub fn file_name(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
@@ -50,31 +34,10 @@ pub fn peer<S: AsRef<OsStr>>(tools: &Binutils, tool: &str, args: &[S]) -> Output
 
 /// Assembles `source` into `dir/name.o`.
 pub fn assemble(tools: &Binutils, dir: &Path, name: &str, source: &str) -> PathBuf {
-    let s = dir.join(format!("{name}.s"));
-    let o = dir.join(format!("{name}.o"));
-    std::fs::write(&s, source).unwrap();
-    peer(tools, "as", &[s.as_os_str(), OsStr::new("-o"), o.as_os_str()]);
-    o
+    tools.assemble(dir, name, source).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A small shared object with the sections `-l` and the GOT rules are about:
-/// `.hash .dynsym .dynstr .dynamic .got .got.loc` next to `.text` and `.data`,
-/// in one segment that also holds the ELF header, and a `.comment`.
+/// The recipe's sample shared object with dynamic sections.
 pub fn dynamic_image(tools: &Binutils, dir: &Path) -> PathBuf {
-    let o = assemble(
-        tools,
-        dir,
-        "dyn",
-        concat!(
-            ".text\n.global f\n.type f,@function\nf:\n ret.n\n.data\n.global x\nx: .word 1\n",
-            ".section .got.loc,\"aw\"\n.word 0\n.section .comment\n.string \"test toolchain 1.0\"\n"
-        ),
-    );
-    let so = dir.join("dyn.so");
-    peer(
-        tools,
-        "ld",
-        &[OsStr::new("-shared"), OsStr::new("--no-warn-rwx-segments"), o.as_os_str(), OsStr::new("-o"), so.as_os_str()],
-    );
-    so
+    tools.sample_shared_object(dir).unwrap_or_else(|e| panic!("{e}"))
 }

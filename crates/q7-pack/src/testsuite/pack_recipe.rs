@@ -18,7 +18,7 @@
 //! recipe's is `NOTYPE`, size 0); q7's object has no empty `.text`/`.data`/
 //! `.bss` nor the `.xtensa.info`/`.xt.prop` GNU `as` adds.
 
-use crate::pack_support;
+use super::support as pack_support;
 
 use std::path::Path;
 

@@ -10,7 +10,7 @@
 //! * vendor-style images (no relocations) carry no table, and cleaning an
 //!   already cleaned image changes nothing.
 
-use crate::pack_support;
+use super::support as pack_support;
 
 use std::collections::BTreeSet;
 

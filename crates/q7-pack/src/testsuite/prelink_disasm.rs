@@ -6,17 +6,16 @@
 //! by exactly k·0x200000. The literal words themselves are data, listed in
 //! the rebase table, and skipped.
 
-use crate::common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use super::support::{fixture, text as lossy};
 use q7_elf::consts::*;
 use q7_elf::write::{ElfBuilder, NewSection, NewSegment, NewSymbol};
 use q7_elf::{ElfFile, Endian};
 use q7_pack::prelink::{prelink, Target, Ucpl};
 use q7_pack::{RebaseTable, StripOptions};
+use q7_testkit::peer;
 
 const MATTR: &str =
     "--mattr=+windowed,+density,+loop,+mul16,+mul32,+mul32high,+div32,+nsa,+minmax,+sext,+clamps,+bool,+fp";
@@ -46,9 +45,9 @@ fn disassemble(
     let path = dir.join(name);
     std::fs::write(&path, b.build().unwrap()).unwrap();
     let out = peer("llvm-objdump-22", &["-d", MATTR, path.to_str().unwrap()])?;
-    assert!(out.status.success(), "llvm-objdump: {}", stderr(&out));
+    assert!(out.status.success(), "llvm-objdump: {}", lossy(&out.stderr));
     let mut lines = BTreeMap::new();
-    for line in stdout(&out).lines() {
+    for line in lossy(&out.stdout).lines() {
         let Some((addr, rest)) = line.trim().split_once(": ") else { continue };
         let Ok(addr) = u32::from_str_radix(addr, 16) else { continue };
         let mut fields = rest.split('\t');
