@@ -21,11 +21,11 @@ pub struct Board {
 
 impl Board {
     /// `-cpu de212`: system ROM at 0x50000000 (the reset vector), RAM at
-    /// 0x60000000 where VECBASE points.
+    /// 0x60000000 where VECBASE points (128 MiB, QEMU's default RAM size).
     pub fn de212() -> Board {
         Board {
             core: CoreConfig::de212(),
-            ram: (0x6000_0000, 0x0400_0000),
+            ram: (0x6000_0000, 0x0800_0000),
             rom: (0x5000_0000, 0x1_0000),
             reset: 0x5000_0000,
         }

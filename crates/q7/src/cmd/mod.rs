@@ -9,6 +9,7 @@ mod oracle;
 mod pack;
 mod prelink;
 mod run;
+mod run_bare;
 mod strip;
 
 use anyhow::Result;
@@ -41,6 +42,7 @@ enum Command {
     Pack(pack::Args),
     Prelink(prelink::Args),
     Run(run::Args),
+    RunBare(run_bare::Args),
     Strip(strip::Args),
 }
 
@@ -56,6 +58,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
         Command::Run(a) => run::run(a),
+        Command::RunBare(a) => run_bare::run(a),
         Command::Strip(a) => strip::run(a),
     }
 }
