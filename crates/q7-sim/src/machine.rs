@@ -10,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::checks::HookFrame;
 use crate::config::CoreConfig;
 use crate::core::{Core, Event, Stop};
 use crate::mem::Memory;
@@ -167,7 +168,10 @@ impl Machine {
                 Event::Halted => self.states[id] = CoreState::Halted,
                 Event::Hook(pc) => {
                     if let Some(checker) = &mut self.mem.checker {
-                        checker.on_hook(id, pc, &self.cores[id].cpu);
+                        let cpu = &self.cores[id].cpu;
+                        let callinc = (cpu.ps & crate::core::ps::CALLINC_MASK) >> crate::core::ps::CALLINC_SHIFT;
+                        let frame = HookFrame { windowbase: cpu.windowbase, callinc, regs: &cpu.ar };
+                        checker.on_hook(id, pc, frame);
                         let returns: Vec<u32> = checker.pending_returns(id).collect();
                         for ret in returns {
                             self.cores[id].add_hook(ret);
