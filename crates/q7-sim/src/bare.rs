@@ -49,7 +49,7 @@ pub struct BareRun {
     pub insns: u64,
     pub cycles: u64,
     /// Why the core stopped, when it did not exit.
-    pub stop: Option<crate::core::Stop>,
+    pub stop: Option<crate::stop::Stop>,
 }
 
 /// Builds the board's memory and loads `elf` into it.

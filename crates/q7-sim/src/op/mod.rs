@@ -36,7 +36,7 @@ use q7_target::memmap::{
 
 use crate::checks::{Allocator, Checker, Finding, Owner};
 use crate::config::CoreConfig;
-use crate::core::StackGuard;
+use crate::cpu::StackGuard;
 use crate::machine::{CoreState, Machine, RunEnd, RunLimits};
 use crate::mem::{Memory, Perms, RegionKind};
 use crate::npy::{Array, DType};

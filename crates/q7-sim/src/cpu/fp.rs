@@ -8,11 +8,11 @@
 //! gives the correctly rounded result and exact inexact/overflow/underflow
 //! flags without a soft-float library.
 
-use crate::core::exception::cause;
-use crate::core::exec::Trap;
-use crate::core::{Cpu, Stop};
+use crate::cpu::exec::Trap;
+use crate::cpu::Cpu;
 use crate::mem::Memory;
-use crate::ops::{Kind, Op};
+use crate::stop::{cause, Stop};
+use crate::uop::{Kind, Op};
 
 /// FSR flag bits.
 mod flag {

@@ -11,7 +11,9 @@
 //! window underflow, which vectors to the refill handler for its size.
 
 use crate::config::{vector, ExceptionModel};
-use crate::core::{ps, Cpu, Stop};
+use crate::cpu::Cpu;
+use crate::ps;
+use crate::stop::Stop;
 
 impl Cpu {
     /// Physical index of register `i` of the window at `wb`.
@@ -30,18 +32,6 @@ impl Cpu {
             self.ar[i] = self.phys[self.phys_index(self.windowbase, i)];
         }
         self.update_window_check();
-    }
-
-    /// Physical register `n` (for reports and tests).
-    pub fn phys_reg(&self, n: usize) -> u32 {
-        let n = n & (self.config.nareg as usize - 1);
-        // Registers of the current view are newest in `ar`.
-        for i in 0..16 {
-            if self.phys_index(self.windowbase, i) == n {
-                return self.ar[i];
-            }
-        }
-        self.phys[n]
     }
 
     fn checks_on(&self) -> bool {
