@@ -65,7 +65,7 @@ pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
         let bytes = elf
             .get(seg.offset as usize..(seg.offset as usize).saturating_add(seg.filesz as usize))
             .ok_or_else(|| SimError::Image(format!("segment at {:#x} runs past the end of the file", seg.vaddr)))?;
-        mem.host_write(seg.vaddr, bytes).map_err(SimError::Image)?;
+        mem.host_write(seg.vaddr, bytes).map_err(|e| SimError::Image(e.to_string()))?;
     }
     let output = OutputMode { prefix: false, stream: false };
     let mut machine = Machine::new(mem, &board.core, 1, output);

@@ -132,6 +132,28 @@ pub struct MemFault {
     pub kind: FaultKind,
 }
 
+/// Why a host access (loader, launch block, tensors, services) failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HostAccessError {
+    #[error("address {addr:#010x} is not in any region")]
+    Unmapped { addr: u32 },
+    #[error("{len} bytes at {addr:#010x} run past the end of {region} ({base:#010x}..{end:#010x})")]
+    PastEnd { len: usize, addr: u32, region: String, base: u32, end: u64 },
+    #[error("core {core}: nothing mapped at {addr:#010x}")]
+    UnmappedFor { core: usize, addr: u32 },
+    #[error("core {core}: {len} bytes at {addr:#010x} overrun {region}")]
+    OverrunFor { core: usize, len: usize, addr: u32, region: String },
+    #[error("no NUL within {max} bytes at {addr:#x}")]
+    NoNul { max: usize, addr: u32 },
+}
+
+/// For callers that report errors as text.
+impl From<HostAccessError> for String {
+    fn from(e: HostAccessError) -> String {
+        e.to_string()
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Page {
     region: u16,
@@ -391,27 +413,31 @@ impl Memory {
     // ---- host access (loader, tensors): no permissions, no checks ----
 
     /// The region and offset holding `[addr, addr + len)` entirely.
-    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), String> {
-        let index = self
-            .regions
-            .iter()
-            .position(|r| r.contains(addr))
-            .ok_or_else(|| format!("address {addr:#010x} is not in any region"))?;
+    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), HostAccessError> {
+        let index = self.regions.iter().position(|r| r.contains(addr)).ok_or(HostAccessError::Unmapped { addr })?;
         let region = &self.regions[index];
         let off = (addr - region.base) as usize;
         if off + len > region.size as usize {
-            return Err(format!(
-                "{len} bytes at {addr:#010x} run past the end of {} ({:#010x}..{:#010x})",
-                region.name,
-                region.base,
-                region.end()
-            ));
+            return Err(HostAccessError::PastEnd {
+                len,
+                addr,
+                region: region.name.clone(),
+                base: region.base,
+                end: region.end(),
+            });
         }
         Ok((index, off))
     }
 
+    /// The region holding `addr` as `core` sees it, and the offset there.
+    fn host_region_for(&self, core: usize, addr: u32) -> Result<(&Region, usize), HostAccessError> {
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
+        let region = &self.regions[index];
+        Ok((region, (addr - region.base) as usize))
+    }
+
     /// Writes bytes as the host (loader, launch block, tensors).
-    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), String> {
+    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
         let (index, off) = self.host_span(addr, bytes.len())?;
         self.regions[index].data[off..off + bytes.len()].copy_from_slice(bytes);
         self.forget_code();
@@ -419,50 +445,45 @@ impl Memory {
     }
 
     /// Writes bytes into the copy of a private region that `core` sees.
-    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
+    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
         let region = &mut self.regions[index];
         let off = (addr - region.base) as usize;
-        let dst = region
-            .data
-            .get_mut(off..off + bytes.len())
-            .ok_or_else(|| format!("core {core}: {} bytes at {addr:#010x} overrun {}", bytes.len(), region.name))?;
+        let len = bytes.len();
+        let Some(dst) = region.data.get_mut(off..off + len) else {
+            return Err(HostAccessError::OverrunFor { core, len, addr, region: region.name.clone() });
+        };
         dst.copy_from_slice(bytes);
         self.forget_code();
         Ok(())
     }
 
-    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], String> {
+    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
         let (index, off) = self.host_span(addr, len)?;
         Ok(&self.regions[index].data[off..off + len])
     }
 
-    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
-        let region = &self.regions[index];
-        let off = (addr - region.base) as usize;
-        region
-            .data
-            .get(off..off + len)
-            .ok_or_else(|| format!("core {core}: {len} bytes at {addr:#010x} overrun {}", region.name))
+    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
+        let (region, off) = self.host_region_for(core, addr)?;
+        region.data.get(off..off + len).ok_or_else(|| HostAccessError::OverrunFor {
+            core,
+            len,
+            addr,
+            region: region.name.clone(),
+        })
     }
 
-    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, String> {
+    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {
         let b = self.host_read_for(core, addr, 4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Reads a NUL-terminated string (at most `max` bytes) as `core` sees it.
-    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
-        let region = &self.regions[index];
-        let off = (addr - region.base) as usize;
+    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, HostAccessError> {
+        let (region, off) = self.host_region_for(core, addr)?;
         let tail = &region.data[off..];
         let tail = &tail[..tail.len().min(max)];
-        let end = tail.iter().position(|&b| b == 0).ok_or_else(|| format!("no NUL within {max} bytes at {addr:#x}"))?;
+        let end = tail.iter().position(|&b| b == 0).ok_or(HostAccessError::NoNul { max, addr })?;
         Ok(String::from_utf8_lossy(&tail[..end]).into_owned())
     }
 

@@ -228,7 +228,7 @@ pub fn prepare(images: Vec<OpImage>, function: &str, args: &[Arg], opts: &OpOpti
     // Memory and images.
     let mut mem = Memory::new(cores);
     mem.add_region("iram0 vectors (q7 firmware)", RegionKind::Vectors, VECTORS_BASE, VECTORS_SIZE, Perms::RX, None);
-    mem.host_write(VECTORS_BASE, &firmware::vector_block()).map_err(SimError::Launch)?;
+    mem.host_write(VECTORS_BASE, &firmware::vector_block()).map_err(|e| SimError::Launch(e.to_string()))?;
     mem.add_region("shared DRAM", RegionKind::SharedDram, SHARED_DRAM_BASE, SHARED_DRAM_SIZE, Perms::RW, None);
     for (i, img) in images.iter().enumerate() {
         let w = img.window;
@@ -241,14 +241,14 @@ pub fn prepare(images: Vec<OpImage>, function: &str, args: &[Arg], opts: &OpOpti
         };
         mem.add_region(name, RegionKind::Window { core: i }, w.base(), w.size(), Perms::RWX, Some(&[i]));
         mem.add_region(format!("core {i} TCM"), RegionKind::Tcm { core: i }, TCM_BASE, TCM_SIZE, Perms::RW, Some(&[i]));
-        mem.host_write_for(i, img.base, &img.bytes).map_err(SimError::Launch)?;
+        mem.host_write_for(i, img.base, &img.bytes).map_err(|e| SimError::Launch(e.to_string()))?;
     }
     let tensor_region =
         mem.add_region("tensor memory", RegionKind::Tensor, TENSOR_BASE, tensor_size as u32, Perms::RW, None);
     let mut tensor_index = 0;
     for arg in args {
         if let Arg::Tensor { array, .. } = arg {
-            mem.host_write(placed[tensor_index], &array.data).map_err(SimError::Launch)?;
+            mem.host_write(placed[tensor_index], &array.data).map_err(|e| SimError::Launch(e.to_string()))?;
             tensor_index += 1;
         }
     }
@@ -308,7 +308,7 @@ pub fn prepare(images: Vec<OpImage>, function: &str, args: &[Arg], opts: &OpOpti
         let block = launch_page(img, i, cores, function_index, args, &placed, (dst_addr, dst_dtype, &dst_shape), {
             (heap_base + heap_per_core * i as u32, heap_per_core)
         })?;
-        machine.mem.host_write_for(i, img.launch_block(), &block).map_err(SimError::Launch)?;
+        machine.mem.host_write_for(i, img.launch_block(), &block).map_err(|e| SimError::Launch(e.to_string()))?;
         let core = &mut machine.cores[i];
         core.reset();
         core.trace = opts.trace;
