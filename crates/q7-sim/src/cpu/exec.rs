@@ -429,7 +429,11 @@ impl Cpu {
                 self.jump(target);
             }
             Kind::Retw => {
-                self.retw(op.pc)?;
+                if let Some(why) = self.illegal_retw() {
+                    let report = Stop::BadReturn { pc: op.pc, why };
+                    return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
+                }
+                self.retw(op.pc);
                 self.taken = true;
             }
             Kind::Entry => {
