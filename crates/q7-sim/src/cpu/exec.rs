@@ -37,7 +37,7 @@ impl Cpu {
     /// Executes `block` from its start, and when it is a whole
     /// zero-overhead loop body, up to `budget` instructions of further
     /// iterations. `Err` carries an event for the machine.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn exec_block(&mut self, mem: &mut Memory, block: &Block, budget: u64) -> Result<(), Event> {
         let ops = &block.ops[..];
         if block.start == self.lbeg
