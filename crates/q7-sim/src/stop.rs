@@ -15,6 +15,8 @@ pub mod cause {
     pub const INTEGER_DIVIDE_BY_ZERO: u32 = 6;
     pub const PRIVILEGED: u32 = 8;
     pub const LOAD_STORE_ALIGNMENT: u32 = 9;
+    /// A load or store to an address no memory answers.
+    pub const LOAD_STORE_PIF_ADDR_ERROR: u32 = 15;
     /// Coprocessor n disabled is 32 + n.
     pub const COPROCESSOR0_DISABLED: u32 = 32;
 
@@ -28,6 +30,7 @@ pub mod cause {
             INTEGER_DIVIDE_BY_ZERO => "IntegerDivideByZero",
             PRIVILEGED => "Privileged",
             LOAD_STORE_ALIGNMENT => "LoadStoreAlignment",
+            LOAD_STORE_PIF_ADDR_ERROR => "LoadStorePIFAddrError",
             32..=39 => "CoprocessorDisabled",
             _ => "exception",
         }

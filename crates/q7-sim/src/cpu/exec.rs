@@ -217,10 +217,14 @@ impl Cpu {
         self.exception(op, cause::LOAD_STORE_ALIGNMENT, Some(addr), report)
     }
 
+    /// A load or store the memory refused: LoadStorePIFAddrError into the
+    /// program (as QEMU's boards do for unmapped addresses), or, on op
+    /// images (no handlers), a stop naming what lies there.
     #[cold]
     fn mem_fault(&mut self, mem: &Memory, op: &Op, fault: crate::mem::MemFault) -> Trap {
         let explanation = mem.explain_fault(self.id, &fault);
-        Trap::Stop(Stop::Memory { pc: op.pc, fault, explanation })
+        let report = Stop::Memory { pc: op.pc, fault, explanation };
+        self.exception(op, cause::LOAD_STORE_PIF_ADDR_ERROR, Some(fault.addr), report)
     }
 
     #[inline(always)]

@@ -42,6 +42,16 @@ int main(void) {
     case 5: /* IllegalInstruction from retw: 64 */
       t_show("r", retw_with_wrong_increment(OPAQUE(1)));
       break;
+    case 6: { /* LoadStorePIFAddrError, a load from unmapped memory: 79 */
+      volatile int *nowhere = (volatile int *)OPAQUE(0x10000000);
+      t_show("n", *nowhere);
+      break;
+    }
+    case 7: { /* LoadStorePIFAddrError, a store to unmapped memory: 79 */
+      volatile int *nowhere = (volatile int *)OPAQUE(0x10000000);
+      *nowhere = 1;
+      break;
+    }
     default: break;
   }
   t_puts("after\n");
