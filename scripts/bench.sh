@@ -210,13 +210,12 @@ fi
 # --- simulator vs QEMU (when q7-sim has benchmarks) ----------------------------
 if compgen -G "crates/q7-sim/benches/*.rs" >/dev/null; then
   if run sim -p q7-sim; then
-    n=0 ours="" rate=""
+    n=0
     while IFS= read -r l; do
-      if [[ $l =~ ^q7\ ISS\ *:\ ([0-9]+)\ instructions\ in\ ([0-9.]+)\ s\ =\ ([0-9.]+)\ M ]]; then
-        ours=${BASH_REMATCH[2]} rate=${BASH_REMATCH[3]}
-      elif [[ $l =~ ^QEMU\ *:.*\ in\ ([0-9.]+)\ s\ =\ ([0-9.]+)\ M ]]; then
-        row "simulator: same program vs QEMU" "$ours s ($rate M insn/s)" \
-          "qemu-system-xtensa ${BASH_REMATCH[1]} s (${BASH_REMATCH[2]} M insn/s)" "$(ratio "${BASH_REMATCH[1]}" "$ours")"
+      re='^(.+) \(([^ ]+) ([^ )]+)\): q7 [0-9]+ instructions in ([0-9.]+) s = ([0-9.]+) M instr/s; QEMU ([0-9.]+) s = ([0-9.]+) M instr/s; q7/QEMU = ([0-9.]+)x'
+      if [[ $l =~ $re ]]; then
+        row "simulator: ${BASH_REMATCH[1]} (${BASH_REMATCH[2]})" "${BASH_REMATCH[4]} s (${BASH_REMATCH[5]} M insn/s)" \
+          "qemu-system-xtensa ${BASH_REMATCH[6]} s (${BASH_REMATCH[7]} M insn/s)" "${BASH_REMATCH[8]}"
         n=$((n + 1))
       fi
     done <"$LOGS/sim.out"

@@ -21,11 +21,11 @@ pub struct Board {
 
 impl Board {
     /// `-cpu de212`: system ROM at 0x50000000 (the reset vector), RAM at
-    /// 0x60000000 where VECBASE points.
+    /// 0x60000000 where VECBASE points (128 MiB, QEMU's default RAM size).
     pub fn de212() -> Board {
         Board {
             core: CoreConfig::de212(),
-            ram: (0x6000_0000, 0x0400_0000),
+            ram: (0x6000_0000, 0x0800_0000),
             rom: (0x5000_0000, 0x1_0000),
             reset: 0x5000_0000,
         }
@@ -49,7 +49,7 @@ pub struct BareRun {
     pub insns: u64,
     pub cycles: u64,
     /// Why the core stopped, when it did not exit.
-    pub stop: Option<crate::core::Stop>,
+    pub stop: Option<crate::stop::Stop>,
 }
 
 /// Builds the board's memory and loads `elf` into it.
@@ -65,7 +65,7 @@ pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
         let bytes = elf
             .get(seg.offset as usize..(seg.offset as usize).saturating_add(seg.filesz as usize))
             .ok_or_else(|| SimError::Image(format!("segment at {:#x} runs past the end of the file", seg.vaddr)))?;
-        mem.host_write(seg.vaddr, bytes).map_err(SimError::Image)?;
+        mem.host_write(seg.vaddr, bytes).map_err(|e| SimError::Image(e.to_string()))?;
     }
     let output = OutputMode { prefix: false, stream: false };
     let mut machine = Machine::new(mem, &board.core, 1, output);

@@ -14,12 +14,12 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use q7_isa::{decode, DecodeError};
+use q7_isa::{decode, DecodeError, IsaOptions};
 
-use crate::core::pure::{self, PureOp};
-use crate::core::{Cpu, Stop};
+use crate::alu::PureOp;
 use crate::mem::Memory;
-use crate::ops::{translate, Kind, Op};
+use crate::stop::Stop;
+use crate::uop::{translate, Kind, Op};
 
 /// Longest block, in instructions.
 const MAX_OPS: usize = 64;
@@ -37,9 +37,19 @@ pub struct Block {
     /// No op ends the block early (its last op is not a control transfer),
     /// so repeated execution is a plain loop.
     pub straight: bool,
-    /// The block again, when every op only computes on address registers
-    /// (see [`pure`]): the form loop bodies run in.
+    /// The block again, when every op is an ALU op (see [`crate::alu`]):
+    /// the form loop bodies run in.
     pub pure: Option<Box<[PureOp]>>,
+}
+
+/// What decoding a block needs to know of the core that runs it.
+#[derive(Clone, Copy)]
+pub struct Fetcher<'a> {
+    /// The core id (its view of memory).
+    pub core: usize,
+    pub isa: &'a IsaOptions,
+    /// The current zero-overhead loop end: a block ends there.
+    pub lend: u32,
 }
 
 /// Fibonacci hashing of a 32-bit pc: enough for a map of block starts.
@@ -93,14 +103,13 @@ impl BlockCache {
         self.front.fill((0, 0));
     }
 
-    /// The block starting at the cpu's pc, decoding it if needed.
+    /// The block starting at `pc`, decoding it if needed.
     #[inline]
-    pub fn get_or_build(&mut self, cpu: &Cpu, mem: &mut Memory) -> Result<&Block, Stop> {
+    pub fn get_or_build(&mut self, pc: u32, fetcher: Fetcher<'_>, mem: &mut Memory) -> Result<&Block, Stop> {
         if self.epoch != mem.code_epoch {
             self.flush();
             self.epoch = mem.code_epoch;
         }
-        let pc = cpu.pc;
         let slot = (pc as usize >> 1) & (FRONT_SIZE - 1);
         let (tag, entry) = self.front[slot];
         if entry != 0 && tag == pc {
@@ -109,7 +118,7 @@ impl BlockCache {
         let index = match self.index.get(&pc) {
             Some(&i) => i,
             None => {
-                let block = build(cpu, mem)?;
+                let block = build(pc, fetcher, mem)?;
                 mem.mark_code(block.start, block.end);
                 self.built += 1;
                 self.blocks.push(block);
@@ -123,28 +132,28 @@ impl BlockCache {
     }
 }
 
-/// Decodes the block at the cpu's pc.
-fn build(cpu: &Cpu, mem: &Memory) -> Result<Block, Stop> {
-    let start = cpu.pc;
+/// Decodes the block at `start`.
+fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<Block, Stop> {
     let mut ops: Vec<Op> = Vec::new();
     let mut pc = start;
     loop {
         let mut buf = [0u8; 3];
-        let n = match mem.fetch(cpu.id, pc, &mut buf) {
+        let n = match mem.fetch(fetcher.core, pc, &mut buf) {
             Ok(n) => n,
             Err(fault) if ops.is_empty() => {
-                return Err(Stop::Memory { pc, fault, explanation: mem.explain_fault(cpu.id, &fault) })
+                return Err(Stop::Memory { pc, fault, explanation: mem.explain_fault(fetcher.core, &fault) })
             }
             Err(_) => break,
         };
-        match decode(&buf[..n], pc, &cpu.config.isa) {
+        match decode(&buf[..n], pc, fetcher.isa) {
             Ok(insn) => {
-                let op = translate(&insn);
+                let mut op = translate(&insn);
+                op.cycles = crate::cost::cycles(op.kind);
                 ops.push(op);
                 pc = op.next_pc();
                 // Ending at the current loop end lets a loop body be one
                 // block; a LEND set later is handled when executing.
-                if op.ends_block() || ops.len() >= MAX_OPS || pc == cpu.lend {
+                if op.ends_block() || ops.len() >= MAX_OPS || pc == fetcher.lend {
                     break;
                 }
             }
@@ -160,7 +169,7 @@ fn build(cpu: &Cpu, mem: &Memory) -> Result<Block, Stop> {
     let max_frame = ops.iter().map(|op| op.frame).max().unwrap_or(0);
     let cycles = ops.iter().map(|op| u64::from(op.cycles)).sum();
     let straight = ops.iter().all(|op| !op.ends_block());
-    let pure = ops.iter().map(pure::lower).collect::<Option<Box<[PureOp]>>>();
+    let pure = ops.iter().map(Op::register_only).collect::<Option<Box<[PureOp]>>>();
     Ok(Block { start, end: pc, ops: ops.into_boxed_slice(), max_frame, cycles, straight, pure })
 }
 

@@ -15,11 +15,18 @@
 //!
 //! Findings name the core, the pc, the nearest tensor or block and the
 //! element index; at most [`REPORT_LIMIT`] per kind are kept, all counted.
+//!
+//! Cost: per byte of watched memory the shadow keeps its last writer. Each
+//! core remembers the live range its last access fell in (valid until a
+//! range is added or removed), so an access in the same range costs a few
+//! compares and a shadow read or write; only a new range, a finding or an
+//! allocator call in flight takes the exact path through the range map.
+//! The checker knows nothing of the CPU: it receives core ids, pcs and
+//! register values.
 
 use std::collections::BTreeMap;
 use std::fmt;
-
-use crate::core::{ps, Cpu};
+use std::ops::Bound;
 
 /// Findings kept per kind (the rest are only counted).
 pub const REPORT_LIMIT: usize = 10;
@@ -86,6 +93,41 @@ struct PendingCall {
     alloc: bool,
 }
 
+/// What a core's last access found: the live range `live_at` returns for
+/// addresses in `lo..hi` (its start up to the next range's), its end, and
+/// what it allows this core.
+#[derive(Clone, Copy, Default)]
+struct RangeCache {
+    /// [`Checker::generation`] when filled; 0 = empty.
+    generation: u64,
+    lo: u32,
+    hi: u32,
+    end: u32,
+    /// Stores need no finding (not another core's block).
+    store_ok: bool,
+    /// Loads look for never-written bytes.
+    load_checked: bool,
+}
+
+impl RangeCache {
+    #[inline(always)]
+    fn covers(&self, generation: u64, addr: u32, size: u32) -> bool {
+        self.generation == generation
+            && addr >= self.lo
+            && addr < self.hi
+            && u64::from(addr) + u64::from(size) <= u64::from(self.end)
+    }
+}
+
+/// What the allocator hooks read from a core that reached one: the window
+/// base, PS.CALLINC, and the 16 registers of the current window.
+#[derive(Clone, Copy, Debug)]
+pub struct HookFrame<'a> {
+    pub windowbase: u32,
+    pub callinc: u32,
+    pub regs: &'a [u32; 16],
+}
+
 /// Shadow state of one watched address range (tensor memory, or one TCM).
 struct Shadow {
     base: u32,
@@ -115,6 +157,11 @@ pub struct Checker {
     pub findings: Vec<Finding>,
     /// Findings per kind (stray, race, uninit), including unreported ones.
     pub counts: [u64; 3],
+    /// Bumped whenever live ranges or allocators change (empties caches).
+    generation: u64,
+    /// Per core, the last range hit, by [`cache_slot`]: loads and stores
+    /// apart (a streaming kernel reads one tensor and writes another).
+    caches: Vec<[RangeCache; 4]>,
 }
 
 const HOST: u8 = 0xff;
@@ -132,6 +179,8 @@ impl Checker {
             pending: vec![Vec::new(); cores],
             findings: Vec::new(),
             counts: [0; 3],
+            generation: 1,
+            caches: vec![[RangeCache::default(); 4]; cores],
         }
     }
 
@@ -148,12 +197,14 @@ impl Checker {
             }
         }
         self.live.insert(start, Live { end: start.saturating_add(len), owner });
+        self.generation += 1;
     }
 
     /// Declares a core's whole TCM live for it (no allocator hooks).
     pub fn add_tcm_live(&mut self, core: usize, start: u32, len: u32) {
         self.tcm_live[core]
             .insert(start, Live { end: start.saturating_add(len), owner: Owner::Block { core, tcm: true } });
+        self.generation += 1;
     }
 
     /// Learns `core`'s allocations by hooking `q7_arena_alloc` and
@@ -161,6 +212,7 @@ impl Checker {
     /// free-block header) is exempt from checks like them.
     pub fn set_allocator(&mut self, core: usize, allocator: Allocator) {
         self.allocator[core] = Some(allocator);
+        self.generation += 1;
     }
 
     /// Addresses `core` must report through [`Checker::on_hook`].
@@ -210,7 +262,70 @@ impl Checker {
         describe_position(start, live, addr)
     }
 
+    /// A store of `size` bytes by `core` at `pc`: the cached fast path, else
+    /// [`Checker::store_exact`].
+    #[inline]
     pub fn on_store(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
+        if self.pending[core].is_empty() {
+            let tcm = self.is_tcm(addr);
+            let cache = self.caches[core][cache_slot(tcm, true)];
+            if cache.store_ok && cache.covers(self.generation, addr, size) {
+                let shadow = if tcm { &mut self.tcm[core] } else { &mut self.tensor };
+                let off = addr.wrapping_sub(shadow.base) as usize;
+                if let Some(bytes) = shadow.writer.get_mut(off..off + size as usize) {
+                    let mine = core as u8 + 1;
+                    let prev = bytes[0];
+                    // Only tensor memory has races (a TCM is private).
+                    if tcm || prev == 0 || prev == HOST || prev == mine {
+                        bytes.fill(mine);
+                        return;
+                    }
+                }
+            }
+        }
+        self.store_exact(core, pc, addr, size);
+    }
+
+    /// A load of `size` bytes by `core` at `pc`: the cached fast path, else
+    /// [`Checker::load_exact`].
+    #[inline]
+    pub fn on_load(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
+        if !self.pending[core].is_empty() {
+            return;
+        }
+        let tcm = self.is_tcm(addr);
+        let cache = self.caches[core][cache_slot(tcm, false)];
+        if cache.covers(self.generation, addr, size) {
+            if !cache.load_checked {
+                return;
+            }
+            let shadow = if tcm { &self.tcm[core] } else { &self.tensor };
+            let off = addr.wrapping_sub(shadow.base) as usize;
+            if shadow.writer.get(off..off + size as usize).is_some_and(|bytes| !bytes.contains(&0)) {
+                return;
+            }
+        }
+        self.load_exact(core, pc, addr, size);
+    }
+
+    /// Remembers, for `core`, the live range an access at `addr` falls in.
+    fn fill_cache(&mut self, core: usize, addr: u32, store: bool) {
+        let tcm = self.is_tcm(addr);
+        let map = if tcm { &self.tcm_live[core] } else { &self.live };
+        let Some((&start, live)) = map.range(..=addr).next_back() else { return };
+        let next = map.range((Bound::Excluded(start), Bound::Unbounded)).next().map_or(u32::MAX, |(&k, _)| k);
+        let (store_ok, load_checked) = match &live.owner {
+            Owner::HostTensor { output, .. } => (true, *output),
+            Owner::HostData => (true, false),
+            Owner::Block { core: owner, .. } => (tcm || *owner == core, self.allocator[core].is_some()),
+        };
+        self.caches[core][cache_slot(tcm, store)] =
+            RangeCache { generation: self.generation, lo: start, hi: next, end: live.end, store_ok, load_checked };
+    }
+
+    #[cold]
+    fn store_exact(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
+        self.fill_cache(core, addr, true);
         let exempt = self.in_allocator(core);
         if self.is_tcm(addr) {
             let map = &self.tcm_live[core];
@@ -244,10 +359,12 @@ impl Checker {
         mark(&mut self.tensor, addr, size, core as u8 + 1);
     }
 
-    pub fn on_load(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
+    #[cold]
+    fn load_exact(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
         if self.in_allocator(core) {
             return;
         }
+        self.fill_cache(core, addr, false);
         let (shadow, map) =
             if self.is_tcm(addr) { (&self.tcm[core], &self.tcm_live[core]) } else { (&self.tensor, &self.live) };
         let Some((&start, live)) = Checker::live_at(map, addr, size) else { return };
@@ -266,13 +383,15 @@ impl Checker {
         }
     }
 
-    /// A core reached an allocator entry or the return of one.
-    pub fn on_hook(&mut self, core: usize, pc: u32, cpu: &Cpu) {
-        let wb = cpu.windowbase;
+    /// A core reached an allocator entry or the return of one; `frame`
+    /// holds its registers there.
+    pub fn on_hook(&mut self, core: usize, pc: u32, frame: HookFrame<'_>) {
+        let wb = frame.windowbase;
+        let reg = |n: usize| frame.regs[n & 15];
         if let Some(i) = self.pending[core].iter().rposition(|p| p.return_pc == pc && p.windowbase == wb) {
             let call = self.pending[core].remove(i);
             if call.alloc {
-                let ptr = cpu.reg(call.result_reg);
+                let ptr = reg(call.result_reg);
                 if ptr != 0 {
                     self.add_block(core, ptr, call.size);
                 }
@@ -281,16 +400,15 @@ impl Checker {
         }
         // An entry: before `entry` runs, the caller's window is current and
         // PS.CALLINC says which registers hold the return address and args.
-        let callinc = ((cpu.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT) as usize;
-        let base = callinc * 4;
-        let return_pc = (pc & 0xc000_0000) | (cpu.reg(base) & 0x3fff_ffff);
+        let base = frame.callinc as usize * 4;
+        let return_pc = (pc & 0xc000_0000) | (reg(base) & 0x3fff_ffff);
         let Some(allocator) = self.allocator[core] else { return };
         let mut call = PendingCall { return_pc, windowbase: wb, result_reg: base + 2, size: 0, alloc: false };
         if pc == allocator.alloc {
-            call.size = cpu.reg(base + 3);
+            call.size = reg(base + 3);
             call.alloc = true;
         } else if pc == allocator.free {
-            self.remove_block(core, cpu.reg(base + 3));
+            self.remove_block(core, reg(base + 3));
         } else if Some(pc) != allocator.init {
             return;
         }
@@ -329,15 +447,22 @@ impl Checker {
         // Fresh memory: reads before writes are flagged.
         mark(shadow, ptr, size, 0);
         map.insert(ptr, live);
+        self.generation += 1;
     }
 
     fn remove_block(&mut self, core: usize, ptr: u32) {
+        self.generation += 1;
         if self.is_tcm(ptr) {
             self.tcm_live[core].remove(&ptr);
         } else if matches!(self.live.get(&ptr), Some(Live { owner: Owner::Block { .. }, .. })) {
             self.live.remove(&ptr);
         }
     }
+}
+
+/// Index of a core's range cache for an access to TCM or tensor memory.
+fn cache_slot(tcm: bool, store: bool) -> usize {
+    usize::from(tcm) * 2 + usize::from(store)
 }
 
 fn finding_kind(f: &Finding) -> usize {
@@ -376,5 +501,43 @@ fn describe_position(start: u32, live: &Live, addr: u32) -> String {
         )
     } else {
         format!("{unit} {index} of {name} ({count} {unit}s at {start:#010x})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: u32 = 0xc000_0000;
+
+    fn checker() -> Checker {
+        let mut c = Checker::new(2, BASE, 0x1000, 0x9000_0000, 0x100);
+        let input = Owner::HostTensor { name: "x".into(), elem_size: 4, output: false };
+        c.add_live(BASE, 0x100, input, true);
+        let dst = Owner::HostTensor { name: "dst".into(), elem_size: 4, output: true };
+        c.add_live(BASE + 0x100, 0x100, dst, false);
+        c
+    }
+
+    /// Once a core's range caches are warm, races, reads of unwritten
+    /// output and stray stores are still found exactly as the first time.
+    #[test]
+    fn warm_caches_find_what_the_exact_path_finds() {
+        let mut c = checker();
+        for i in 0..8 {
+            c.on_load(0, 0x10, BASE + 4 * i, 4);
+            c.on_store(0, 0x14, BASE + 0x100 + 4 * i, 4);
+        }
+        assert_eq!(c.counts, [0, 0, 0]);
+        c.on_load(0, 0x18, BASE + 0x100 + 4 * 7, 4);
+        c.on_load(0, 0x18, BASE + 0x100 + 4 * 8, 4);
+        assert_eq!(c.counts, [0, 0, 1], "element 8 of dst was never written");
+        c.on_store(1, 0x20, BASE + 0x100, 4);
+        c.on_store(1, 0x20, BASE + 0x104, 4);
+        assert_eq!(c.counts, [0, 2, 1], "core 1 overwrote two elements core 0 wrote");
+        c.on_store(0, 0x24, BASE + 0x1fc, 4);
+        c.on_store(0, 0x24, BASE + 0x200, 4);
+        assert_eq!(c.counts, [1, 2, 1], "one past the end of dst is a stray store");
+        assert!(c.findings.iter().any(|f| matches!(f, Finding::StrayStore { addr, .. } if *addr == BASE + 0x200)));
     }
 }

@@ -30,7 +30,7 @@ pub enum ExceptionModel {
     /// programs, QEMU parity): every exception vectors there.
     ProgramVectors,
     /// q7 op images carry no vectors. Window overflow/underflow vector to the
-    /// simulator's built-in firmware block ([`crate::firmware`]); `movsp`'s
+    /// simulator's built-in firmware block (the `firmware` module); `movsp`'s
     /// Alloca exception is serviced natively; every other exception stops the
     /// core with a report, since there is no handler to run.
     Firmware,
@@ -65,7 +65,7 @@ impl CoreConfig {
             isa: IsaOptions::vision_q7(),
             nareg: 64,
             vecbase: q7_target::memmap::VECTORS_BASE,
-            reset_ps: crate::core::ps::WOE | crate::core::ps::UM,
+            reset_ps: crate::ps::WOE | crate::ps::UM,
             exceptions: ExceptionModel::Firmware,
             unaligned_exception: true,
         }

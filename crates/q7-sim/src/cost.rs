@@ -14,7 +14,8 @@
 //! Window overflow/underflow handlers cost what their instructions cost,
 //! since the simulator really runs them.
 
-use crate::ops::Kind;
+use crate::alu::AluOp;
+use crate::uop::Kind;
 
 /// Extra cycles when a branch is taken, or a jump, call or return happens.
 pub const TAKEN_BRANCH: u64 = 2;
@@ -24,7 +25,7 @@ pub fn cycles(kind: Kind) -> u8 {
     use Kind::*;
     match kind {
         L8ui | L16ui | L16si | L32i | L32r | L32e | Lsi | Lsiu | Lsip | Lsx | Lsxu | Lsxp | S32c1i => 2,
-        Mull | Mulsh | Muluh => 2,
+        Alu(AluOp::Mull | AluOp::Mulsh | AluOp::Muluh) => 2,
         Quos | Quou | Rems | Remu => 13,
         DivnS | Div0S | Recip0S | Sqrt0S | Rsqrt0S => 4,
         _ => 1,

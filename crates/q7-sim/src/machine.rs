@@ -10,10 +10,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::checks::HookFrame;
 use crate::config::CoreConfig;
-use crate::core::{Core, Event, Stop};
+use crate::cpu::{Core, Event};
 use crate::mem::Memory;
 use crate::output::{Output, OutputMode};
+use crate::ps;
+use crate::stop::Stop;
 
 /// Semihosting call numbers (QEMU / Tensilica ISS numbering).
 pub mod sys {
@@ -167,7 +170,10 @@ impl Machine {
                 Event::Halted => self.states[id] = CoreState::Halted,
                 Event::Hook(pc) => {
                     if let Some(checker) = &mut self.mem.checker {
-                        checker.on_hook(id, pc, &self.cores[id].cpu);
+                        let cpu = &self.cores[id].cpu;
+                        let callinc = (cpu.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;
+                        let frame = HookFrame { windowbase: cpu.windowbase, callinc, regs: &cpu.ar };
+                        checker.on_hook(id, pc, frame);
                         let returns: Vec<u32> = checker.pending_returns(id).collect();
                         for ret in returns {
                             self.cores[id].add_hook(ret);

@@ -4,9 +4,11 @@
 //! Every core sees the address space through its own table of 64 KiB pages,
 //! because some regions are private (a core's window, its TCM, which every
 //! core sees at the same address). A page entry names the region and the
-//! region offset of the page start; its flags select the fast path (a plain
-//! bounds-checked slice access) or the slow path (partial pages, pages holding
-//! decoded code, pages the checker watches).
+//! region offset of the page start. An access is one page-table read and one
+//! bounds-checked slice access (a region's bytes end where the region does,
+//! so a partial page needs no extra test); a store also tests one bit of the
+//! code-granule map (decoded code must be invalidated when overwritten);
+//! pages the checker watches call it with the core and pc as values.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -18,18 +20,16 @@ pub const PAGE_SIZE: u32 = 1 << PAGE_SHIFT;
 const PAGE_COUNT: usize = 1 << (32 - PAGE_SHIFT);
 /// Granule of the code map (which bytes hold decoded instructions).
 const CODE_SHIFT: u32 = 12;
+/// Words of the code-granule bitmap (one bit per 4 KiB of address space).
+const CODE_GRANULE_WORDS: usize = 1 << (32 - CODE_SHIFT - 6);
 
 /// Page flags.
 mod flag {
     pub const READ: u8 = 1;
     pub const WRITE: u8 = 2;
     pub const EXEC: u8 = 4;
-    /// The region ends inside the page: check the offset against its size.
-    pub const PARTIAL: u8 = 8;
-    /// Some bytes of the page are decoded into cached blocks.
-    pub const CODE: u8 = 16;
     /// The checker watches accesses to the page.
-    pub const CHECKED: u8 = 32;
+    pub const CHECKED: u8 = 8;
 }
 
 /// What a region is, for reports and for the checker.
@@ -132,6 +132,28 @@ pub struct MemFault {
     pub kind: FaultKind,
 }
 
+/// Why a host access (loader, launch block, tensors, services) failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HostAccessError {
+    #[error("address {addr:#010x} is not in any region")]
+    Unmapped { addr: u32 },
+    #[error("{len} bytes at {addr:#010x} run past the end of {region} ({base:#010x}..{end:#010x})")]
+    PastEnd { len: usize, addr: u32, region: String, base: u32, end: u64 },
+    #[error("core {core}: nothing mapped at {addr:#010x}")]
+    UnmappedFor { core: usize, addr: u32 },
+    #[error("core {core}: {len} bytes at {addr:#010x} overrun {region}")]
+    OverrunFor { core: usize, len: usize, addr: u32, region: String },
+    #[error("no NUL within {max} bytes at {addr:#x}")]
+    NoNul { max: usize, addr: u32 },
+}
+
+/// For callers that report errors as text.
+impl From<HostAccessError> for String {
+    fn from(e: HostAccessError) -> String {
+        e.to_string()
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Page {
     region: u16,
@@ -144,8 +166,10 @@ struct Page {
 pub struct Memory {
     pub regions: Vec<Region>,
     tables: Vec<Box<[Page]>>,
-    /// Bitmaps of code bytes, per 4 KiB granule, for pages flagged CODE.
+    /// Bitmaps of code bytes, per 4 KiB granule holding any.
     code_bytes: HashMap<u32, Box<[u64; 64]>>,
+    /// One bit per 4 KiB granule: set when `code_bytes` has the granule.
+    code_granules: Box<[u64]>,
     /// Bumped whenever a store hits decoded code: block caches compare it.
     pub code_epoch: u64,
     pub checker: Option<Checker>,
@@ -155,7 +179,14 @@ impl Memory {
     /// An address space with `cores` private views and nothing mapped.
     pub fn new(cores: usize) -> Memory {
         let tables = (0..cores.max(1)).map(|_| vec![Page::default(); PAGE_COUNT].into_boxed_slice()).collect();
-        Memory { regions: Vec::new(), tables, code_bytes: HashMap::new(), code_epoch: 0, checker: None }
+        Memory {
+            regions: Vec::new(),
+            tables,
+            code_bytes: HashMap::new(),
+            code_granules: vec![0; CODE_GRANULE_WORDS].into_boxed_slice(),
+            code_epoch: 0,
+            checker: None,
+        }
     }
 
     pub fn cores(&self) -> usize {
@@ -191,10 +222,7 @@ impl Memory {
         for i in 0..pages {
             let page_index = (region.base >> PAGE_SHIFT) + i;
             let offset = i * PAGE_SIZE;
-            let mut flags = region.perms.flags();
-            if region.size - offset < PAGE_SIZE {
-                flags |= flag::PARTIAL;
-            }
+            let flags = region.perms.flags();
             let slot = &mut self.tables[core][page_index as usize];
             assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
             *slot = Page { region: index as u16, flags, offset };
@@ -243,61 +271,62 @@ impl Memory {
     #[inline(always)]
     pub fn load<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
         let page = self.page(core, addr);
-        if page.flags & (flag::READ | flag::PARTIAL | flag::CHECKED) == flag::READ {
+        if page.flags & flag::READ != 0 {
             let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
             let data = &self.regions[usize::from(page.region)].data;
             if let Some(bytes) = data.get(off..off + N) {
                 let mut out = [0u8; N];
                 out.copy_from_slice(bytes);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_load(core, pc, addr, N as u32);
+                    }
+                }
                 return Ok(out);
             }
         }
-        self.load_slow(core, pc, addr)
-    }
-
-    #[cold]
-    fn load_slow<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
-        let (index, off) = self.resolve(core, addr, N, AccessKind::Load, flag::READ)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(&self.regions[index].data[off..off + N]);
-        if self.page(core, addr).flags & flag::CHECKED != 0 {
-            if let Some(checker) = &mut self.checker {
-                checker.on_load(core, pc, addr, N as u32);
-            }
-        }
-        Ok(out)
+        Err(self.fault(core, addr, N, AccessKind::Load, flag::READ))
     }
 
     /// Writes `N` bytes for `core`.
     #[inline(always)]
     pub fn store<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N]) -> Result<(), MemFault> {
         let page = self.page(core, addr);
-        let slow = flag::WRITE | flag::PARTIAL | flag::CODE | flag::CHECKED;
-        if page.flags & slow == flag::WRITE {
+        if page.flags & flag::WRITE != 0 {
             let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
             let data = &mut self.regions[usize::from(page.region)].data;
             if let Some(bytes) = data.get_mut(off..off + N) {
                 bytes.copy_from_slice(&value);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_store(core, pc, addr, N as u32);
+                    }
+                }
+                let last = addr.wrapping_add(N as u32 - 1);
+                if self.granule_has_code(addr) || self.granule_has_code(last) {
+                    self.note_code_write(addr, N as u32);
+                }
                 return Ok(());
             }
         }
-        self.store_slow(core, pc, addr, value)
+        Err(self.fault(core, addr, N, AccessKind::Store, flag::WRITE))
     }
 
+    #[inline(always)]
+    fn granule_has_code(&self, addr: u32) -> bool {
+        let g = (addr >> CODE_SHIFT) as usize;
+        self.code_granules[(g >> 6) & (CODE_GRANULE_WORDS - 1)] >> (g & 63) & 1 != 0
+    }
+
+    /// Why an access the fast path refused fails.
     #[cold]
-    fn store_slow<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N]) -> Result<(), MemFault> {
-        let (index, off) = self.resolve(core, addr, N, AccessKind::Store, flag::WRITE)?;
-        let flags = self.page(core, addr).flags;
-        if flags & flag::CHECKED != 0 {
-            if let Some(checker) = &mut self.checker {
-                checker.on_store(core, pc, addr, N as u32);
-            }
+    fn fault(&self, core: usize, addr: u32, size: usize, access: AccessKind, need: u8) -> MemFault {
+        match self.resolve(core, addr, size, access, need) {
+            Err(fault) => fault,
+            // Cannot happen: the fast path takes every access `resolve`
+            // allows. Report it as unmapped rather than panic.
+            Ok(_) => MemFault { addr, size: size as u8, access, kind: FaultKind::Unmapped },
         }
-        self.regions[index].data[off..off + N].copy_from_slice(&value);
-        if flags & flag::CODE != 0 {
-            self.note_code_write(addr, N as u32);
-        }
-        Ok(())
     }
 
     /// Region index and offset of a `size`-byte access, or the fault.
@@ -354,16 +383,18 @@ impl Memory {
                 None => break,
             };
         }
-        let first = start >> PAGE_SHIFT;
-        let last = end.saturating_sub(1) >> PAGE_SHIFT;
-        for table in &mut self.tables {
-            for p in first..=last {
-                let page = &mut table[p as usize];
-                if page.flags != 0 {
-                    page.flags |= flag::CODE;
-                }
+        if start < end {
+            for g in (start >> CODE_SHIFT)..=((end - 1) >> CODE_SHIFT) {
+                self.code_granules[(g >> 6) as usize] |= 1 << (g & 63);
             }
         }
+    }
+
+    /// Forgets every decoded byte (the block caches flush on the new epoch).
+    fn forget_code(&mut self) {
+        self.code_epoch += 1;
+        self.code_bytes.clear();
+        self.code_granules.fill(0);
     }
 
     fn note_code_write(&mut self, addr: u32, size: u32) {
@@ -374,90 +405,85 @@ impl Memory {
             })
         });
         if hit {
-            // Every cache flushes on its next lookup; the map restarts empty
-            // (pages stay flagged, which only costs the slow path).
-            self.code_epoch += 1;
-            self.code_bytes.clear();
+            // Every cache flushes on its next lookup; the maps restart empty.
+            self.forget_code();
         }
     }
 
     // ---- host access (loader, tensors): no permissions, no checks ----
 
     /// The region and offset holding `[addr, addr + len)` entirely.
-    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), String> {
-        let index = self
-            .regions
-            .iter()
-            .position(|r| r.contains(addr))
-            .ok_or_else(|| format!("address {addr:#010x} is not in any region"))?;
+    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), HostAccessError> {
+        let index = self.regions.iter().position(|r| r.contains(addr)).ok_or(HostAccessError::Unmapped { addr })?;
         let region = &self.regions[index];
         let off = (addr - region.base) as usize;
         if off + len > region.size as usize {
-            return Err(format!(
-                "{len} bytes at {addr:#010x} run past the end of {} ({:#010x}..{:#010x})",
-                region.name,
-                region.base,
-                region.end()
-            ));
+            return Err(HostAccessError::PastEnd {
+                len,
+                addr,
+                region: region.name.clone(),
+                base: region.base,
+                end: region.end(),
+            });
         }
         Ok((index, off))
     }
 
+    /// The region holding `addr` as `core` sees it, and the offset there.
+    fn host_region_for(&self, core: usize, addr: u32) -> Result<(&Region, usize), HostAccessError> {
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
+        let region = &self.regions[index];
+        Ok((region, (addr - region.base) as usize))
+    }
+
     /// Writes bytes as the host (loader, launch block, tensors).
-    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), String> {
+    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
         let (index, off) = self.host_span(addr, bytes.len())?;
         self.regions[index].data[off..off + bytes.len()].copy_from_slice(bytes);
-        self.code_epoch += 1;
-        self.code_bytes.clear();
+        self.forget_code();
         Ok(())
     }
 
     /// Writes bytes into the copy of a private region that `core` sees.
-    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
+    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
         let region = &mut self.regions[index];
         let off = (addr - region.base) as usize;
-        let dst = region
-            .data
-            .get_mut(off..off + bytes.len())
-            .ok_or_else(|| format!("core {core}: {} bytes at {addr:#010x} overrun {}", bytes.len(), region.name))?;
+        let len = bytes.len();
+        let Some(dst) = region.data.get_mut(off..off + len) else {
+            return Err(HostAccessError::OverrunFor { core, len, addr, region: region.name.clone() });
+        };
         dst.copy_from_slice(bytes);
-        self.code_epoch += 1;
-        self.code_bytes.clear();
+        self.forget_code();
         Ok(())
     }
 
-    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], String> {
+    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
         let (index, off) = self.host_span(addr, len)?;
         Ok(&self.regions[index].data[off..off + len])
     }
 
-    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
-        let region = &self.regions[index];
-        let off = (addr - region.base) as usize;
-        region
-            .data
-            .get(off..off + len)
-            .ok_or_else(|| format!("core {core}: {len} bytes at {addr:#010x} overrun {}", region.name))
+    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
+        let (region, off) = self.host_region_for(core, addr)?;
+        region.data.get(off..off + len).ok_or_else(|| HostAccessError::OverrunFor {
+            core,
+            len,
+            addr,
+            region: region.name.clone(),
+        })
     }
 
-    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, String> {
+    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {
         let b = self.host_read_for(core, addr, 4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Reads a NUL-terminated string (at most `max` bytes) as `core` sees it.
-    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, String> {
-        let index =
-            self.region_for(core, addr).ok_or_else(|| format!("core {core}: nothing mapped at {addr:#010x}"))?;
-        let region = &self.regions[index];
-        let off = (addr - region.base) as usize;
+    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, HostAccessError> {
+        let (region, off) = self.host_region_for(core, addr)?;
         let tail = &region.data[off..];
         let tail = &tail[..tail.len().min(max)];
-        let end = tail.iter().position(|&b| b == 0).ok_or_else(|| format!("no NUL within {max} bytes at {addr:#x}"))?;
+        let end = tail.iter().position(|&b| b == 0).ok_or(HostAccessError::NoNul { max, addr })?;
         Ok(String::from_utf8_lossy(&tail[..end]).into_owned())
     }
 

@@ -5,7 +5,7 @@
 
 use q7_isa::{encode, Insn, Opcode, Operand};
 use q7_sim::config::CoreConfig;
-use q7_sim::core::{StackGuard, Stop};
+use q7_sim::cpu::{StackGuard, Stop};
 use q7_sim::firmware;
 use q7_sim::machine::{CoreState, Machine, RunEnd};
 use q7_sim::mem::{Memory, Perms, RegionKind};

@@ -87,7 +87,7 @@ fn call_function(machine: &mut Machine, img: &OpImage, addr: u32, args: &[u32]) 
     let ret = img.base;
     let cpu = &mut core.cpu;
     cpu.pc = addr;
-    cpu.ps |= 1 << crate::core::ps::CALLINC_SHIFT;
+    cpu.ps |= 1 << crate::ps::CALLINC_SHIFT;
     cpu.set_reg(1, img.stack_top() - 0x100);
     cpu.set_reg(4, 1 << 30 | (ret & 0x3fff_ffff));
     for (i, &a) in args.iter().enumerate() {
@@ -98,8 +98,8 @@ fn call_function(machine: &mut Machine, img: &OpImage, addr: u32, args: &[u32]) 
     let result = core.cpu.reg(6);
     core.reset();
     match event {
-        crate::core::Event::Halted => Ok(result),
-        crate::core::Event::Stopped(stop) => {
+        crate::cpu::Event::Halted => Ok(result),
+        crate::cpu::Event::Stopped(stop) => {
             Err(SimError::Launch(format!("calling {addr:#x} to look up the function: {stop}")))
         }
         other => Err(SimError::Launch(format!("calling {addr:#x} to look up the function did not return ({other:?})"))),

@@ -17,7 +17,7 @@ use super::report::{
 use super::{lookup, OpError, OpImage, OpOptions};
 use crate::checks::{Allocator, Checker, Owner};
 use crate::config::CoreConfig;
-use crate::core::StackGuard;
+use crate::cpu::StackGuard;
 use crate::machine::{CoreState, Machine, RunEnd};
 use crate::mem::{Memory, Perms, RegionKind};
 use crate::output::OutputMode;

@@ -20,9 +20,9 @@ mkdir -p "$out"
 features=(windowed density loop mul16 mul32 div32 nsa minmax sext clamps)
 defs=()
 case "$board" in
-  de212) reset=0x50000000 vecbase=0x60000000 ram=0x60001000 stack=0x60400000 ;;
+  de212) reset=0x50000000 vecbase=0x60000000 ram=0x60001000 stack=0x68000000 ;;
   de233_fpu)
-    reset=0xfe000000 vecbase=0x2000 ram=0x100000 stack=0x800000
+    reset=0xfe000000 vecbase=0x2000 ram=0x100000 stack=0x8000000
     features+=(bool fp)
     defs=(-DHAVE_CP) ;;
   *) echo "unknown board $board (de212 | de233_fpu)" >&2; exit 2 ;;

@@ -10,6 +10,7 @@ mod oracle;
 mod pack;
 mod prelink;
 mod run;
+mod run_bare;
 mod strip;
 
 use anyhow::Result;
@@ -44,6 +45,7 @@ enum Command {
     Pack(pack::Args),
     Prelink(prelink::Args),
     Run(run::Args),
+    RunBare(run_bare::Args),
     Strip(strip::Args),
 }
 
@@ -61,6 +63,7 @@ pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
         Command::Run(a) => run::run(a, matches.subcommand_matches("run")),
+        Command::RunBare(a) => run_bare::run(a),
         Command::Strip(a) => strip::run(a),
     }
 }

@@ -44,6 +44,7 @@ mod prelink_cli;
 mod prelink_errors;
 mod prelink_rebase_oracle;
 mod run_api;
+mod run_bare;
 mod run_checks;
 mod run_fuzz;
 mod run_relu;

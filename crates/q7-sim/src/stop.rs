@@ -1,10 +1,8 @@
-//! Exceptions: the XEA2 cause codes, raising an exception into the program's
-//! vectors, and the reports a core gives when nothing can handle one.
+//! Why a core stops: the XEA2 exception cause codes and the reports a core
+//! gives when nothing can handle an exception (or it cannot go on).
 
 use std::fmt;
 
-use crate::config::{vector, ExceptionModel};
-use crate::core::{ps, Cpu};
 use crate::mem::MemFault;
 
 /// EXCCAUSE values (Xtensa ISA, exception causes).
@@ -17,6 +15,8 @@ pub mod cause {
     pub const INTEGER_DIVIDE_BY_ZERO: u32 = 6;
     pub const PRIVILEGED: u32 = 8;
     pub const LOAD_STORE_ALIGNMENT: u32 = 9;
+    /// A load or store to an address no memory answers.
+    pub const LOAD_STORE_PIF_ADDR_ERROR: u32 = 15;
     /// Coprocessor n disabled is 32 + n.
     pub const COPROCESSOR0_DISABLED: u32 = 32;
 
@@ -30,6 +30,7 @@ pub mod cause {
             INTEGER_DIVIDE_BY_ZERO => "IntegerDivideByZero",
             PRIVILEGED => "Privileged",
             LOAD_STORE_ALIGNMENT => "LoadStoreAlignment",
+            LOAD_STORE_PIF_ADDR_ERROR => "LoadStorePIFAddrError",
             32..=39 => "CoprocessorDisabled",
             _ => "exception",
         }
@@ -150,30 +151,5 @@ impl fmt::Display for Stop {
             Stop::BadReturn { pc, why } => write!(f, "bad windowed return at pc {pc:#010x}: {why}"),
             Stop::Waiti { pc } => write!(f, "waiti at pc {pc:#010x}: no interrupt can wake the core"),
         }
-    }
-}
-
-impl Cpu {
-    /// Raises a general exception at `pc` (XEA2). With the program's own
-    /// vectors it vectors there; under the firmware model the core stops,
-    /// except for Alloca, which the firmware services natively.
-    pub(crate) fn raise(&mut self, pc: u32, exc: u32, vaddr: Option<u32>, report: Stop) -> Result<(), Stop> {
-        if self.config.exceptions == ExceptionModel::Firmware {
-            return Err(report);
-        }
-        if let Some(v) = vaddr {
-            self.excvaddr = v;
-        }
-        self.exccause = exc;
-        if self.ps & ps::EXCM != 0 {
-            self.depc = pc;
-            self.pc = self.vecbase.wrapping_add(vector::DOUBLE);
-        } else {
-            self.epc1 = pc;
-            let offset = if self.ps & ps::UM != 0 { vector::USER } else { vector::KERNEL };
-            self.set_ps(self.ps | ps::EXCM);
-            self.pc = self.vecbase.wrapping_add(offset);
-        }
-        Ok(())
     }
 }

@@ -2,7 +2,8 @@
 
 use q7_isa::regs;
 
-use crate::core::{ps, Cpu};
+use crate::cpu::Cpu;
+use crate::ps;
 
 /// Special register numbers the simulator gives meaning to.
 mod sr {

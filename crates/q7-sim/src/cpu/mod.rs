@@ -7,19 +7,17 @@
 //! and loads the new one. Calls are rare next to register accesses, so this
 //! keeps every ALU op a plain array index.
 
-pub mod exception;
+mod exception;
 mod exec;
 mod fp;
-pub mod ps;
-pub mod pure;
 mod sregs;
 mod window;
 
-use crate::block::BlockCache;
+use crate::block::{BlockCache, Fetcher};
 use crate::config::CoreConfig;
 use crate::mem::Memory;
 
-pub use exception::{cause, Stop};
+pub use crate::stop::{cause, Stop};
 
 /// Why [`Core::run`] returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -231,7 +229,8 @@ impl Core {
                 self.hook_taken = false;
             }
             let repeatable = self.halt_pc != Some(pc) && !self.at_hook(pc);
-            let block = match self.cache.get_or_build(&self.cpu, mem) {
+            let fetcher = Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend };
+            let block = match self.cache.get_or_build(pc, fetcher, mem) {
                 Ok(block) => block,
                 Err(stop) => return Event::Stopped(stop),
             };
@@ -262,3 +261,6 @@ impl Core {
         self.cache.built
     }
 }
+
+#[cfg(test)]
+mod tests;

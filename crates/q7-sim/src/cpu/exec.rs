@@ -6,12 +6,14 @@
 //! resolved for the whole block (no op inside a block rotates the window, so
 //! the first op naming a frame that is not free is where overflow happens).
 
+use crate::alu;
 use crate::block::{undecodable_reason, Block};
-use crate::core::exception::cause;
-use crate::core::{ps, Cpu, Event, Stop};
 use crate::cost::TAKEN_BRANCH;
+use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
-use crate::ops::{Kind, Op};
+use crate::ps;
+use crate::stop::{cause, Stop};
+use crate::uop::{Kind, Op};
 
 /// How an op left the straight path.
 pub(crate) enum Trap {
@@ -35,7 +37,7 @@ impl Cpu {
     /// Executes `block` from its start, and when it is a whole
     /// zero-overhead loop body, up to `budget` instructions of further
     /// iterations. `Err` carries an event for the machine.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn exec_block(&mut self, mem: &mut Memory, block: &Block, budget: u64) -> Result<(), Event> {
         let ops = &block.ops[..];
         if block.start == self.lbeg
@@ -101,7 +103,7 @@ impl Cpu {
         if let Some(pure) = &block.pure {
             // Registers only: no op can trap, so run on a local copy.
             let mut regs = self.ar;
-            super::pure::run(pure, &mut regs, self.sar, iterations);
+            alu::run(pure, &mut regs, self.sar, iterations);
             self.ar = regs;
             self.retire_iterations(block, iterations);
             return Ok(false);
@@ -215,10 +217,14 @@ impl Cpu {
         self.exception(op, cause::LOAD_STORE_ALIGNMENT, Some(addr), report)
     }
 
+    /// A load or store the memory refused: LoadStorePIFAddrError into the
+    /// program (as QEMU's boards do for unmapped addresses), or, on op
+    /// images (no handlers), a stop naming what lies there.
     #[cold]
     fn mem_fault(&mut self, mem: &Memory, op: &Op, fault: crate::mem::MemFault) -> Trap {
         let explanation = mem.explain_fault(self.id, &fault);
-        Trap::Stop(Stop::Memory { pc: op.pc, fault, explanation })
+        let report = Stop::Memory { pc: op.pc, fault, explanation };
+        self.exception(op, cause::LOAD_STORE_PIF_ADDR_ERROR, Some(fault.addr), report)
     }
 
     #[inline(always)]
@@ -317,24 +323,10 @@ impl Cpu {
         let a = usize::from(op.a & 15);
         let b = usize::from(op.b & 15);
         let c = usize::from(op.c & 15);
+        let sar = self.sar;
         let r = &mut self.ar;
         match op.kind {
-            Kind::Add => r[a] = r[b].wrapping_add(r[c]),
-            Kind::Addx2 => r[a] = (r[b] << 1).wrapping_add(r[c]),
-            Kind::Addx4 => r[a] = (r[b] << 2).wrapping_add(r[c]),
-            Kind::Addx8 => r[a] = (r[b] << 3).wrapping_add(r[c]),
-            Kind::Sub => r[a] = r[b].wrapping_sub(r[c]),
-            Kind::Subx2 => r[a] = (r[b] << 1).wrapping_sub(r[c]),
-            Kind::Subx4 => r[a] = (r[b] << 2).wrapping_sub(r[c]),
-            Kind::Subx8 => r[a] = (r[b] << 3).wrapping_sub(r[c]),
-            Kind::And => r[a] = r[b] & r[c],
-            Kind::Or => r[a] = r[b] | r[c],
-            Kind::Xor => r[a] = r[b] ^ r[c],
-            Kind::Mull => r[a] = r[b].wrapping_mul(r[c]),
-            Kind::Mul16u => r[a] = (r[b] & 0xffff) * (r[c] & 0xffff),
-            Kind::Mul16s => r[a] = (i32::from(r[b] as i16) * i32::from(r[c] as i16)) as u32,
-            Kind::Mulsh => r[a] = ((i64::from(r[b] as i32) * i64::from(r[c] as i32)) >> 32) as u32,
-            Kind::Muluh => r[a] = ((u64::from(r[b]) * u64::from(r[c])) >> 32) as u32,
+            Kind::Alu(alu_op) => r[a] = alu::eval(alu_op, r, a, b, c, op.imm, sar),
             Kind::Quos | Kind::Quou | Kind::Rems | Kind::Remu => {
                 let (x, y) = (r[b], r[c]);
                 if y == 0 {
@@ -348,62 +340,6 @@ impl Cpu {
                     _ => x % y,
                 };
             }
-            Kind::Min => r[a] = (r[b] as i32).min(r[c] as i32) as u32,
-            Kind::Max => r[a] = (r[b] as i32).max(r[c] as i32) as u32,
-            Kind::Minu => r[a] = r[b].min(r[c]),
-            Kind::Maxu => r[a] = r[b].max(r[c]),
-            Kind::Moveqz => {
-                if r[c] == 0 {
-                    r[a] = r[b]
-                }
-            }
-            Kind::Movnez => {
-                if r[c] != 0 {
-                    r[a] = r[b]
-                }
-            }
-            Kind::Movltz => {
-                if (r[c] as i32) < 0 {
-                    r[a] = r[b]
-                }
-            }
-            Kind::Movgez => {
-                if (r[c] as i32) >= 0 {
-                    r[a] = r[b]
-                }
-            }
-            // The funnel shifter: (high:low) >> SAR, low 32 bits.
-            Kind::Src => r[a] = ((u64::from(r[b]) << 32 | u64::from(r[c])) >> self.sar) as u32,
-            Kind::Sll => r[a] = ((u64::from(r[b]) << 32) >> self.sar) as u32,
-            Kind::Srl => r[a] = (u64::from(r[b]) >> self.sar) as u32,
-            Kind::Sra => r[a] = (i64::from(r[b] as i32) >> self.sar) as u32,
-            Kind::Neg => r[a] = r[b].wrapping_neg(),
-            Kind::Abs => r[a] = (r[b] as i32).unsigned_abs(),
-            Kind::Mov => r[a] = r[b],
-            Kind::Nsa => {
-                let x = r[b] as i32;
-                let x = if x < 0 { !x } else { x };
-                r[a] = if x == 0 { 31 } else { x.leading_zeros() - 1 };
-            }
-            Kind::Nsau => r[a] = r[b].leading_zeros(),
-            Kind::Addi => r[a] = r[b].wrapping_add(op.imm),
-            Kind::Slli => r[a] = (u64::from(r[b]) << op.imm) as u32,
-            Kind::Srai => r[a] = ((r[b] as i32) >> op.imm) as u32,
-            Kind::Srli => r[a] = r[b] >> op.imm,
-            Kind::Extui => {
-                let shift = op.imm & 0xff;
-                let width = op.imm >> 8;
-                r[a] = (r[b] >> shift) & (u32::MAX >> (32 - width));
-            }
-            Kind::Sext => {
-                let drop = 31 - op.imm;
-                r[a] = (((r[b] << drop) as i32) >> drop) as u32;
-            }
-            Kind::Clamps => {
-                let limit = 1i32 << op.imm;
-                r[a] = (r[b] as i32).clamp(-limit, limit - 1) as u32;
-            }
-            Kind::Movi => r[a] = op.imm,
             Kind::Ssr => self.sar = r[b] & 31,
             Kind::Ssl => self.sar = 32 - (r[b] & 31),
             Kind::Ssa8l => self.sar = (r[b] & 3) * 8,
@@ -497,7 +433,11 @@ impl Cpu {
                 self.jump(target);
             }
             Kind::Retw => {
-                self.retw(op.pc)?;
+                if let Some(why) = self.illegal_retw() {
+                    let report = Stop::BadReturn { pc: op.pc, why };
+                    return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
+                }
+                self.retw(op.pc);
                 self.taken = true;
             }
             Kind::Entry => {
@@ -579,7 +519,6 @@ impl Cpu {
                 self.ar[a] = self.ps;
                 self.set_ps((self.ps & !ps::INTLEVEL_MASK) | (op.imm & ps::INTLEVEL_MASK));
             }
-            Kind::Nop => {}
             Kind::Break => return Err(Trap::Stop(Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target })),
             Kind::Ill => {
                 let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: "the `ill` instruction".into() };

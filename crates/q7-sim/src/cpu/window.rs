@@ -11,7 +11,9 @@
 //! window underflow, which vectors to the refill handler for its size.
 
 use crate::config::{vector, ExceptionModel};
-use crate::core::{ps, Cpu, Stop};
+use crate::cpu::Cpu;
+use crate::ps;
+use crate::stop::Stop;
 
 impl Cpu {
     /// Physical index of register `i` of the window at `wb`.
@@ -30,18 +32,6 @@ impl Cpu {
             self.ar[i] = self.phys[self.phys_index(self.windowbase, i)];
         }
         self.update_window_check();
-    }
-
-    /// Physical register `n` (for reports and tests).
-    pub fn phys_reg(&self, n: usize) -> u32 {
-        let n = n & (self.config.nareg as usize - 1);
-        // Registers of the current view are newest in `ar`.
-        for i in 0..16 {
-            if self.phys_index(self.windowbase, i) == n {
-                return self.ar[i];
-            }
-        }
-        self.phys[n]
     }
 
     fn checks_on(&self) -> bool {
@@ -113,30 +103,42 @@ impl Cpu {
         Ok(())
     }
 
-    /// `retw`: return to the caller's window, or raise window underflow
-    /// when the caller's frame was spilled. Returns true when it returned.
-    pub(crate) fn retw(&mut self, pc: u32) -> Result<bool, Stop> {
+    /// Why a `retw` now would be illegal (it raises IllegalInstruction):
+    /// window overflow disabled or in exception mode, no call increment in
+    /// a0, or an increment that does not reach the nearest live frame below
+    /// (ISA "Windowed Register Option"; QEMU checks the same).
+    pub(crate) fn illegal_retw(&self) -> Option<String> {
         let a0 = self.ar[0];
         let n = a0 >> 30;
+        if !self.checks_on() {
+            return Some(format!("PS = {:#x}: window overflow disabled or exception mode", self.ps));
+        }
         if n == 0 {
-            return Err(Stop::BadReturn {
-                pc,
-                why: format!("a0 = {a0:#010x} holds no call increment (not a windowed call)"),
-            });
+            return Some(format!("a0 = {a0:#010x} holds no call increment (not a windowed call)"));
         }
-        if self.ps & ps::WOE == 0 || self.ps & ps::EXCM != 0 {
-            return Err(Stop::BadReturn {
-                pc,
-                why: format!("PS = {:#x}: window overflow disabled or exception mode", self.ps),
-            });
+        let frames = self.frames();
+        let live_below = (1..=3).find(|&k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0);
+        match live_below {
+            Some(m) if m != n => {
+                Some(format!("a0 = {a0:#010x} returns {n} frames down, but the caller's frame is {m} down"))
+            }
+            _ => None,
         }
+    }
+
+    /// `retw` (legal, see [`Cpu::illegal_retw`]): return to the caller's
+    /// window, or raise window underflow when the caller's frame was
+    /// spilled. Returns true when it returned.
+    pub(crate) fn retw(&mut self, pc: u32) -> bool {
+        let a0 = self.ar[0];
+        let n = a0 >> 30;
         let owb = self.windowbase;
         let caller = owb.wrapping_sub(n) & (self.frames() - 1);
         if self.windowstart & (1 << caller) != 0 {
             self.windowstart &= !(1 << owb);
             self.set_windowbase(caller);
             self.next_pc = (pc & 0xc000_0000) | (a0 & 0x3fff_ffff);
-            return Ok(true);
+            return true;
         }
         let offset = match n {
             1 => vector::WINDOW_UNDERFLOW4,
@@ -147,7 +149,7 @@ impl Cpu {
         self.ps = (self.ps & !ps::OWB_MASK) | owb << ps::OWB_SHIFT | ps::EXCM;
         self.set_windowbase(caller);
         self.next_pc = self.vecbase.wrapping_add(offset);
-        Ok(false)
+        false
     }
 
     /// `rfwo` (`restore` = false) and `rfwu` (true): end a window handler.

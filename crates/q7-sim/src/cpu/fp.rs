@@ -8,11 +8,11 @@
 //! gives the correctly rounded result and exact inexact/overflow/underflow
 //! flags without a soft-float library.
 
-use crate::core::exception::cause;
-use crate::core::exec::Trap;
-use crate::core::{Cpu, Stop};
+use crate::cpu::exec::Trap;
+use crate::cpu::Cpu;
 use crate::mem::Memory;
-use crate::ops::{Kind, Op};
+use crate::stop::{cause, Stop};
+use crate::uop::{Kind, Op};
 
 /// FSR flag bits.
 mod flag {
@@ -118,10 +118,12 @@ fn round_pair(hi: f64, lo: f64, mode: Round) -> (f32, u32) {
 }
 
 impl Cpu {
+    #[inline(always)]
     fn f(&self, n: u8) -> f32 {
         f32::from_bits(self.fr[usize::from(n & 15)])
     }
 
+    #[inline(always)]
     fn set_f(&mut self, n: u8, value: f32) {
         self.fr[usize::from(n & 15)] = value.to_bits();
     }
@@ -186,6 +188,7 @@ impl Cpu {
 
     /// `olt`/`ole` are signaling compares (any NaN is invalid); the others
     /// are quiet (only a signaling NaN is).
+    #[inline(always)]
     fn fp_compare(&mut self, dst: u8, x: f32, y: f32, unordered_ok: bool, signaling: bool, test: fn(f32, f32) -> bool) {
         let unordered = x.is_nan() || y.is_nan();
         if is_snan(x) || is_snan(y) || (signaling && unordered) {
@@ -196,6 +199,7 @@ impl Cpu {
     }
 
     /// FP ops; the integer interpreter dispatches everything else.
+    #[inline(always)]
     pub(crate) fn step_fp(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
         if self.cpenable & 1 == 0 {
             let exc = cause::COPROCESSOR0_DISABLED;

@@ -8,63 +8,20 @@
 
 use q7_isa::{Insn, Opcode, Operand};
 
+use crate::alu::{AluOp, PureOp};
+
 /// What an op does. Field use is documented per variant group as
 /// `a, b, c / imm / target`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Kind {
-    // r = b op c (a = r)
-    Add,
-    Addx2,
-    Addx4,
-    Addx8,
-    Sub,
-    Subx2,
-    Subx4,
-    Subx8,
-    And,
-    Or,
-    Xor,
-    Mull,
-    Mul16u,
-    Mul16s,
-    Mulsh,
-    Muluh,
+    /// a = ALU(b, c, imm, SAR) (see [`crate::alu`]); `divide` and the
+    /// other ops that can trap are kinds of their own.
+    Alu(AluOp),
+    // a = b op c, raising IntegerDivideByZero
     Quos,
     Quou,
     Rems,
     Remu,
-    Min,
-    Max,
-    Minu,
-    Maxu,
-    Moveqz,
-    Movnez,
-    Movltz,
-    Movgez,
-    /// a = b shifted by SAR (src: a = (b:c) >> SAR)
-    Src,
-    Sll,
-    Sra,
-    Srl,
-    // a = f(b)
-    Neg,
-    Abs,
-    Mov,
-    Nsa,
-    Nsau,
-    // a = b op imm
-    Addi,
-    Slli,
-    Srai,
-    Srli,
-    /// imm = shift | (width << 8)
-    Extui,
-    /// imm = sign bit position
-    Sext,
-    Clamps,
-    /// a = imm
-    Movi,
     // SAR setters: from a(b), or imm
     Ssr,
     Ssl,
@@ -160,7 +117,6 @@ pub enum Kind {
     Wur,
     Rsil,
     // control
-    Nop,
     /// imm = s, target = t (break s, t; break.n s has t = 0)
     Break,
     Ill,
@@ -235,6 +191,9 @@ pub enum Kind {
     Undecodable,
 }
 
+// Kind stays one byte (the ALU ops fill the niche), so an op stays 24.
+const _: () = assert!(std::mem::size_of::<Kind>() == 1);
+
 /// One pre-decoded instruction. `repr(C)` keeps the fields the dispatch
 /// reads first (kind and registers) together in the first word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,7 +208,7 @@ pub struct Op {
     pub frame: u8,
     /// Length in bytes (2 or 3).
     pub len: u8,
-    /// Cycles of the cost model (see [`crate::cost`]).
+    /// Cycles of the cost model (`cost::cycles`, set by the block builder).
     pub cycles: u8,
     pub imm: u32,
     pub target: u32,
@@ -261,6 +220,14 @@ pub struct Op {
 impl Op {
     pub fn next_pc(&self) -> u32 {
         self.pc.wrapping_add(u32::from(self.len))
+    }
+
+    /// The register-only form of the op, when it is an ALU op.
+    pub fn register_only(&self) -> Option<PureOp> {
+        match self.kind {
+            Kind::Alu(op) => Some(PureOp { op, a: self.a & 15, b: self.b & 15, c: self.c & 15, imm: self.imm }),
+            _ => None,
+        }
     }
 
     /// Ops after which a block ends: they change the pc, the window, the
@@ -351,7 +318,7 @@ pub fn translate(insn: &Insn) -> Op {
     let r = |i: usize| ar(&get(i));
     let v = |i: usize| imm(&get(i));
     let mut op = Op {
-        kind: Nop,
+        kind: Alu(AluOp::Nop),
         a: 0,
         b: 0,
         c: 0,
@@ -399,55 +366,55 @@ pub fn translate(insn: &Insn) -> Op {
         op.target = v(1);
     };
     match insn.op {
-        O::Add | O::AddN => rrr(&mut op, Add),
-        O::Addx2 => rrr(&mut op, Addx2),
-        O::Addx4 => rrr(&mut op, Addx4),
-        O::Addx8 => rrr(&mut op, Addx8),
-        O::Sub => rrr(&mut op, Sub),
-        O::Subx2 => rrr(&mut op, Subx2),
-        O::Subx4 => rrr(&mut op, Subx4),
-        O::Subx8 => rrr(&mut op, Subx8),
-        O::And => rrr(&mut op, And),
-        O::Or => rrr(&mut op, Or),
-        O::Xor => rrr(&mut op, Xor),
-        O::Mull => rrr(&mut op, Mull),
-        O::Mul16u => rrr(&mut op, Mul16u),
-        O::Mul16s => rrr(&mut op, Mul16s),
-        O::Mulsh => rrr(&mut op, Mulsh),
-        O::Muluh => rrr(&mut op, Muluh),
+        O::Add | O::AddN => rrr(&mut op, Alu(AluOp::Add)),
+        O::Addx2 => rrr(&mut op, Alu(AluOp::Addx2)),
+        O::Addx4 => rrr(&mut op, Alu(AluOp::Addx4)),
+        O::Addx8 => rrr(&mut op, Alu(AluOp::Addx8)),
+        O::Sub => rrr(&mut op, Alu(AluOp::Sub)),
+        O::Subx2 => rrr(&mut op, Alu(AluOp::Subx2)),
+        O::Subx4 => rrr(&mut op, Alu(AluOp::Subx4)),
+        O::Subx8 => rrr(&mut op, Alu(AluOp::Subx8)),
+        O::And => rrr(&mut op, Alu(AluOp::And)),
+        O::Or => rrr(&mut op, Alu(AluOp::Or)),
+        O::Xor => rrr(&mut op, Alu(AluOp::Xor)),
+        O::Mull => rrr(&mut op, Alu(AluOp::Mull)),
+        O::Mul16u => rrr(&mut op, Alu(AluOp::Mul16u)),
+        O::Mul16s => rrr(&mut op, Alu(AluOp::Mul16s)),
+        O::Mulsh => rrr(&mut op, Alu(AluOp::Mulsh)),
+        O::Muluh => rrr(&mut op, Alu(AluOp::Muluh)),
         O::Quos => rrr(&mut op, Quos),
         O::Quou => rrr(&mut op, Quou),
         O::Rems => rrr(&mut op, Rems),
         O::Remu => rrr(&mut op, Remu),
-        O::Min => rrr(&mut op, Min),
-        O::Max => rrr(&mut op, Max),
-        O::Minu => rrr(&mut op, Minu),
-        O::Maxu => rrr(&mut op, Maxu),
-        O::Moveqz => rrr(&mut op, Moveqz),
-        O::Movnez => rrr(&mut op, Movnez),
-        O::Movltz => rrr(&mut op, Movltz),
-        O::Movgez => rrr(&mut op, Movgez),
-        O::Src => rrr(&mut op, Src),
-        O::Sll => rr(&mut op, Sll),
-        O::Sra => rr(&mut op, Sra),
-        O::Srl => rr(&mut op, Srl),
-        O::Neg => rr(&mut op, Neg),
-        O::Abs => rr(&mut op, Abs),
-        O::MovN => rr(&mut op, Mov),
-        O::Nsa => rr(&mut op, Nsa),
-        O::Nsau => rr(&mut op, Nsau),
-        O::Addi | O::Addmi | O::AddiN => rri(&mut op, Addi),
-        O::Slli => rri(&mut op, Slli),
-        O::Srai => rri(&mut op, Srai),
-        O::Srli => rri(&mut op, Srli),
+        O::Min => rrr(&mut op, Alu(AluOp::Min)),
+        O::Max => rrr(&mut op, Alu(AluOp::Max)),
+        O::Minu => rrr(&mut op, Alu(AluOp::Minu)),
+        O::Maxu => rrr(&mut op, Alu(AluOp::Maxu)),
+        O::Moveqz => rrr(&mut op, Alu(AluOp::Moveqz)),
+        O::Movnez => rrr(&mut op, Alu(AluOp::Movnez)),
+        O::Movltz => rrr(&mut op, Alu(AluOp::Movltz)),
+        O::Movgez => rrr(&mut op, Alu(AluOp::Movgez)),
+        O::Src => rrr(&mut op, Alu(AluOp::Src)),
+        O::Sll => rr(&mut op, Alu(AluOp::Sll)),
+        O::Sra => rr(&mut op, Alu(AluOp::Sra)),
+        O::Srl => rr(&mut op, Alu(AluOp::Srl)),
+        O::Neg => rr(&mut op, Alu(AluOp::Neg)),
+        O::Abs => rr(&mut op, Alu(AluOp::Abs)),
+        O::MovN => rr(&mut op, Alu(AluOp::Mov)),
+        O::Nsa => rr(&mut op, Alu(AluOp::Nsa)),
+        O::Nsau => rr(&mut op, Alu(AluOp::Nsau)),
+        O::Addi | O::Addmi | O::AddiN => rri(&mut op, Alu(AluOp::Addi)),
+        O::Slli => rri(&mut op, Alu(AluOp::Slli)),
+        O::Srai => rri(&mut op, Alu(AluOp::Srai)),
+        O::Srli => rri(&mut op, Alu(AluOp::Srli)),
         O::Extui => {
-            rri(&mut op, Extui);
+            rri(&mut op, Alu(AluOp::Extui));
             op.imm = v(2) | v(3) << 8;
         }
-        O::Sext => rri(&mut op, Sext),
-        O::Clamps => rri(&mut op, Clamps),
+        O::Sext => rri(&mut op, Alu(AluOp::Sext)),
+        O::Clamps => rri(&mut op, Alu(AluOp::Clamps)),
         O::Movi | O::MoviN => {
-            op.kind = Movi;
+            op.kind = Alu(AluOp::Movi);
             op.a = r(0);
             op.imm = v(1);
         }
@@ -598,7 +565,9 @@ pub fn translate(insn: &Insn) -> Op {
             op.a = r(0);
             op.imm = v(1);
         }
-        O::Nop | O::NopN | O::Memw | O::Isync | O::Rsync | O::Esync | O::Dsync | O::Excw | O::Extw => op.kind = Nop,
+        O::Nop | O::NopN | O::Memw | O::Isync | O::Rsync | O::Esync | O::Dsync | O::Excw | O::Extw => {
+            op.kind = Alu(AluOp::Nop)
+        }
         O::Break => {
             op.kind = Break;
             op.imm = v(0);
@@ -676,7 +645,6 @@ pub fn translate(insn: &Insn) -> Op {
         _ => op.kind = Unsupported,
     }
     op.frame = highest_frame(insn);
-    op.cycles = crate::cost::cycles(op.kind);
     op
 }
 
@@ -718,8 +686,8 @@ mod tests {
         // add.n a2, a3, a4 and add a2, a3, a4
         let narrow = op_of(&[0x4a, 0x23]);
         let wide = op_of(&[0x40, 0x23, 0x80]);
-        assert_eq!((narrow.kind, narrow.a, narrow.b, narrow.c), (Kind::Add, 2, 3, 4));
-        assert_eq!((wide.kind, wide.a, wide.b, wide.c), (Kind::Add, 2, 3, 4));
+        assert_eq!((narrow.kind, narrow.a, narrow.b, narrow.c), (Kind::Alu(AluOp::Add), 2, 3, 4));
+        assert_eq!((wide.kind, wide.a, wide.b, wide.c), (Kind::Alu(AluOp::Add), 2, 3, 4));
         assert_eq!((narrow.len, wide.len), (2, 3));
     }
 

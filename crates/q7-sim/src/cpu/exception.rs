@@ -1,0 +1,31 @@
+//! Raising an exception into the program's vectors (XEA2).
+
+use crate::config::{vector, ExceptionModel};
+use crate::cpu::Cpu;
+use crate::ps;
+use crate::stop::Stop;
+
+impl Cpu {
+    /// Raises a general exception at `pc` (XEA2). With the program's own
+    /// vectors it vectors there; under the firmware model the core stops,
+    /// except for Alloca, which the firmware services natively.
+    pub(crate) fn raise(&mut self, pc: u32, exc: u32, vaddr: Option<u32>, report: Stop) -> Result<(), Stop> {
+        if self.config.exceptions == ExceptionModel::Firmware {
+            return Err(report);
+        }
+        if let Some(v) = vaddr {
+            self.excvaddr = v;
+        }
+        self.exccause = exc;
+        if self.ps & ps::EXCM != 0 {
+            self.depc = pc;
+            self.pc = self.vecbase.wrapping_add(vector::DOUBLE);
+        } else {
+            self.epc1 = pc;
+            let offset = if self.ps & ps::UM != 0 { vector::USER } else { vector::KERNEL };
+            self.set_ps(self.ps | ps::EXCM);
+            self.pc = self.vecbase.wrapping_add(offset);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! `q7 run-bare`: run a bare-metal Xtensa program the way
+//! `qemu-system-xtensa -M sim -cpu BOARD -semihosting -kernel ELF` does, so
+//! the same ELF can be put through both.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use q7_sim::bare::{self, Board};
+use q7_sim::machine::{RunEnd, RunLimits};
+
+/// Run a bare-metal program on a QEMU sample board (`-M sim`).
+///
+/// The ELF's segments load where they are linked; the core starts at the
+/// board's reset vector; `simcall` semihosting gives console output and the
+/// exit code, which becomes q7's own exit code.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The program (an Xtensa ELF linked for the board's memory map).
+    #[arg(value_name = "ELF")]
+    elf: PathBuf,
+    /// The QEMU sample core and memory map: de212 (no FPU, RAM at
+    /// 0x60000000) or de233_fpu (FPU, RAM at 0).
+    #[arg(long, default_value = "de212", value_parser = ["de212", "de233_fpu"])]
+    board: String,
+    /// Print instructions, cycles and the simulation rate on stderr.
+    #[arg(long)]
+    stats: bool,
+    /// Instruction budget.
+    #[arg(long = "max-insns", default_value_t = 20_000_000_000)]
+    max_insns: u64,
+    /// Wall-clock limit in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    timeout: u64,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let bytes = crate::io::read_input(&args.elf)?;
+    let board = match args.board.as_str() {
+        "de233_fpu" => Board::de233_fpu(),
+        _ => Board::de212(),
+    };
+    let limits =
+        RunLimits { max_insns: args.max_insns, wall: Duration::from_secs(args.timeout), ..RunLimits::default() };
+    let started = Instant::now();
+    let run = bare::run(&board, &bytes, limits).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
+    let secs = started.elapsed().as_secs_f64();
+    std::io::stdout().write_all(&run.stdout)?;
+    std::io::stdout().flush()?;
+    std::io::stderr().write_all(&run.stderr)?;
+    if args.stats {
+        eprintln!(
+            "{} instructions, {} cycles in {secs:.3} s = {:.1} M instr/s",
+            run.insns,
+            run.cycles,
+            run.insns as f64 / secs.max(1e-9) / 1e6
+        );
+    }
+    let elf = args.elf.display();
+    match (run.end, run.exit_code) {
+        (RunEnd::Exited, Some(code)) => std::process::exit(code),
+        (RunEnd::Budget, _) => bail!("{elf}: stopped after {} instructions (the budget, --max-insns)", run.insns),
+        (RunEnd::Timeout, _) => bail!("{elf}: stopped after {} s (--timeout)", args.timeout),
+        _ => match run.stop {
+            Some(stop) => bail!("{elf}: {stop}"),
+            None => bail!("{elf}: the core stopped without exiting"),
+        },
+    }
+}
