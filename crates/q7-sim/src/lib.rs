@@ -44,6 +44,10 @@ pub mod uop;
 
 #[cfg(test)]
 mod layers;
+#[cfg(test)]
+extern crate self as q7_sim;
+#[cfg(test)]
+mod testsuite;
 
 /// Errors that keep a simulation from starting or finishing. One line each.
 #[derive(Debug, thiserror::Error)]

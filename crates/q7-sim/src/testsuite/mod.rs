@@ -1,0 +1,7 @@
+//! The simulator's tests against its public API and against QEMU, built into
+//! the unit-test binary (one link instead of one per file). Each module's doc
+//! comment says what it covers; they name the crate as `q7_sim::…`, as a user
+//! would. The programs they run are built from `tests/programs/`.
+
+mod iss_reports;
+mod qemu_differential;
