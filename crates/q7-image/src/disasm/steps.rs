@@ -21,6 +21,10 @@ const HAS_TARGET: u64 = 1 << 61;
 const LEN_SHIFT: u32 = 56;
 const KIND_SHIFT: u32 = 52;
 
+/// Largest region memoised (8 bytes per byte of code); a larger one (a huge
+/// raw dump) is decoded afresh on every sweep instead.
+const MAX_MEMO_BYTES: usize = 16 << 20;
+
 /// Per-offset memo of one region's decodes, packed in a `u64` each.
 pub struct Steps<'a> {
     bytes: &'a [u8],
@@ -31,17 +35,22 @@ pub struct Steps<'a> {
 
 impl<'a> Steps<'a> {
     pub fn new(bytes: &'a [u8], base: u32, isa: &IsaOptions) -> Steps<'a> {
-        Steps { bytes, base, isa: *isa, memo: vec![0; bytes.len()] }
+        let memo = if bytes.len() <= MAX_MEMO_BYTES { vec![0; bytes.len()] } else { Vec::new() };
+        Steps { bytes, base, isa: *isa, memo }
     }
 
     /// The sweep step at `offset` of a piece ending at `end`: the bytes it
     /// covers (as [`q7_isa::sweep`] would step) and the target it names.
     pub fn at(&mut self, offset: usize, end: usize) -> (usize, Option<(u32, Kind)>) {
-        let mut packed = self.memo[offset];
-        if packed & COMPUTED == 0 {
-            packed = self.decode(offset);
-            self.memo[offset] = packed;
-        }
+        let packed = match self.memo.get(offset) {
+            Some(&packed) if packed & COMPUTED != 0 => packed,
+            Some(_) => {
+                let packed = self.decode(offset);
+                self.memo[offset] = packed;
+                packed
+            }
+            None => self.decode(offset),
+        };
         let len = (packed >> LEN_SHIFT & 0xf) as usize;
         if packed & DECODED != 0 && offset + len <= end {
             let kind = match packed >> KIND_SHIFT & 3 {
@@ -66,5 +75,37 @@ impl<'a> Steps<'a> {
         };
         let target = insn.target().map_or(0, |t| HAS_TARGET | u64::from(t));
         COMPUTED | DECODED | u64::from(insn.len) << LEN_SHIFT | kind << KIND_SHIFT | target
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_follow_the_sweep() {
+        // Pseudo-random bytes (a linear congruential sequence), swept whole and
+        // in two pieces, under each ISA choice and the scalar-LX rule.
+        let mut state = 0x1234_5678u32;
+        let bytes: Vec<u8> = (0..4096)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16) as u8
+            })
+            .collect();
+        for isa in [IsaOptions::vision_q7(), IsaOptions::lx106(), IsaOptions::vision_q7().with_lx_scalar(true)] {
+            let mut steps = Steps::new(&bytes, 0x8400_0000, &isa);
+            for (start, end) in [(0, bytes.len()), (0, 1001), (1001, bytes.len())] {
+                let mut at = start;
+                for item in sweep(&bytes[start..end], 0x8400_0000 + start as u32, &isa) {
+                    let (len, target) = steps.at(at, end);
+                    assert_eq!(len, item.len(), "at {at:#x}");
+                    let expected = item.result.ok().and_then(|insn| insn.target());
+                    assert_eq!(target.map(|(t, _)| t), expected, "at {at:#x}");
+                    at += len;
+                }
+                assert_eq!(at, end);
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use q7_image::disasm::{parse_address, AddrRange, DisasmOptions, Disassembly, IsaOptions};
+use q7_image::disasm::{parse_address, AddrRange, DisasmError, DisasmOptions, Disassembly, IsaOptions};
 
 /// Disassemble Xtensa code: an ELF image or object (its executable sections),
 /// or raw bytes (a carved blob, a dump) at --base. Labels come from the symbol
@@ -92,15 +92,16 @@ pub fn run(args: Args) -> Result<()> {
     for name in &inputs.skipped {
         eprintln!("q7 disasm: {name}: not an ELF file, skipped");
     }
-    // Every member is checked before anything is written.
-    let listings = inputs
-        .parts
-        .iter()
-        .map(|(title, bytes)| {
-            let listing = Disassembly::prepare(inputs.bytes(bytes), &options).with_context(|| title.clone())?;
-            Ok((title, listing))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // Every member is checked before anything is written; with --section, an
+    // archive's members without that section are left out (as objdump -j does).
+    let mut listings = Vec::new();
+    for (title, bytes) in &inputs.parts {
+        match Disassembly::prepare(inputs.bytes(bytes), &options) {
+            Ok(listing) => listings.push((title, listing)),
+            Err(DisasmError::NoSuchSection { .. }) if inputs.archive => {}
+            Err(error) => return Err(anyhow::Error::new(error).context(title.clone())),
+        }
+    }
     let mut out = BufWriter::with_capacity(1 << 16, crate::io::text_stdout());
     for (i, (title, listing)) in listings.iter().enumerate() {
         if args.json {

@@ -42,6 +42,14 @@ fn disasm_lists_each_member_under_its_name() {
         assert!(text.contains(&format!("{header}{body}")), "{member} in:\n{text}");
     }
     assert!(stderr(&out).contains(&format!("{a}(metadata.json): not an ELF file, skipped")), "{}", stderr(&out));
+
+    // --section lists the members that have it, as objdump -j does.
+    let out = q7(&["disasm", archive.to_str().unwrap(), "--isa", "lx106", "--section", ".text._start"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("{a}(kernels_gnu.o)")) && text.contains(&format!("{a}(prog.o)")), "{text}");
+    let out = q7(&["disasm", archive.to_str().unwrap(), "--section", ".text.run_op"]);
+    assert!(out.status.success() && !stdout(&out).contains("kernels_gnu.o"), "{}", stdout(&out));
 }
 
 #[test]
