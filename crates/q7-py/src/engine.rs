@@ -1,0 +1,232 @@
+//! The one place the extension calls into q7's libraries (`q7_build`'s
+//! driver and `q7_sim`'s op runner). Everything else in this crate speaks
+//! plain Rust types, so re-pointing q7 at a new op API means editing this
+//! file only.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use q7_build::command::Command;
+use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
+use q7_build::profile::ProcessEnv;
+use q7_sim::machine::{RunEnd, RunLimits};
+use q7_sim::npy::Array;
+use q7_sim::op::{self, Arg, OpImage, OpOptions};
+use q7_target::memmap::Window;
+use q7_target::DType;
+
+/// What `build` needs: the fields of `q7 build`.
+pub struct BuildSpec {
+    pub name: String,
+    pub functions: Vec<String>,
+    pub schemas: Vec<String>,
+    pub sources: Vec<PathBuf>,
+    pub build_dir: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub cflags: Vec<String>,
+    pub multicore: bool,
+}
+
+/// Build steps and commands, as lines, to whoever listens.
+struct LineObserver<'a> {
+    verbose: bool,
+    sink: &'a (dyn Fn(String) + Sync),
+}
+
+impl Observer for LineObserver<'_> {
+    fn phase(&self, _: &str, _: usize) {}
+
+    fn step(&self, label: &str, skipped: bool) {
+        if self.verbose {
+            let note = if skipped { " (up to date)" } else { "" };
+            (self.sink)(format!("q7 build: {label}{note}"));
+        }
+    }
+
+    fn command(&self, cmd: &Command) {
+        if self.verbose {
+            (self.sink)(cmd.display());
+        }
+    }
+}
+
+/// Builds the compute sources; returns the linked images (one, or eight in
+/// core order) and the toolchain's name.
+pub fn build(
+    spec: &BuildSpec,
+    verbose: bool,
+    sink: &(dyn Fn(String) + Sync),
+) -> Result<(Vec<PathBuf>, String), String> {
+    let request = BuildRequest {
+        name: spec.name.clone(),
+        functions: spec.functions.clone(),
+        schemas: spec.schemas.clone(),
+        sources: spec.sources.clone(),
+        build_dir: spec.build_dir.clone(),
+        includes: spec.includes.clone(),
+        cflags: spec.cflags.clone(),
+        multicore: spec.multicore,
+        toolchain: ToolchainChoice::Auto,
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let report = driver::build(&request, &ProcessEnv, &LineObserver { verbose, sink }).map_err(|e| e.to_string())?;
+    let toolchain = report.toolchain.map_or("?", |t| t.name()).to_string();
+    Ok((report.libraries, toolchain))
+}
+
+/// Element types a tensor may have on its way to the device, by the names
+/// torch gives them (`str(torch.float32)` without the prefix).
+pub fn dtype_by_torch_name(name: &str) -> Option<DType> {
+    Some(match name {
+        "float32" => DType::F32,
+        "bfloat16" => DType::BF16,
+        "float16" => DType::F16,
+        "int32" => DType::I32,
+        "int16" => DType::I16,
+        "int8" => DType::I8,
+        "uint8" => DType::U8,
+        _ => return None,
+    })
+}
+
+pub fn dtype_size(dtype: DType) -> usize {
+    dtype.size()
+}
+
+/// One kernel argument, borrowing tensor bytes from the caller.
+pub enum Input<'a> {
+    Tensor { name: String, dtype: DType, shape: Vec<usize>, bytes: &'a [u8] },
+    Double(f64),
+    Int(i64),
+    Scalar(f64),
+}
+
+/// The images of one compute library, bound to their windows once.
+pub struct Loaded {
+    images: Vec<OpImage>,
+}
+
+impl Loaded {
+    /// `images`: one linked image (single fat core) or eight (core order).
+    pub fn new(images: &[Vec<u8>]) -> Result<Loaded, String> {
+        let spmd = images.len() > 1;
+        let mut bound = Vec::new();
+        for (k, bytes) in images.iter().enumerate() {
+            let window = if spmd { Window::Core(k as u32) } else { Window::Single };
+            bound.push(OpImage::load(bytes, window).map_err(|e| format!("image {k}: {e}"))?);
+        }
+        Ok(Loaded { images: bound })
+    }
+
+    pub fn cores(&self) -> usize {
+        self.images.len()
+    }
+}
+
+/// A finished run.
+pub struct RunInfo {
+    /// Console output, each line prefixed with its core id.
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub instructions: u64,
+    /// Wall time of the simulation proper (machine set-up excluded).
+    pub simulated: Duration,
+}
+
+/// Why a run failed: the machine's findings, or a launch problem.
+pub struct Failure {
+    pub message: String,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// Runs function `index` of `loaded` on `inputs`; the destination tensor
+/// has `dst`'s dtype and shape; the output's bytes land in `out`, which
+/// must be exactly the output's size.
+pub fn run(
+    loaded: &Loaded,
+    index: u32,
+    inputs: &[Input<'_>],
+    dst: (DType, Vec<usize>),
+    out: &mut [u8],
+    max_insns: u64,
+) -> Result<RunInfo, Failure> {
+    let dst_dtype = dst.0;
+    let launch_failure = |message: String| Failure { message, stdout: Vec::new(), stderr: Vec::new() };
+    // The runner of today owns its tensors; the borrowed-tensor op API
+    // removes this copy.
+    let args: Vec<Arg> = inputs
+        .iter()
+        .map(|input| match input {
+            Input::Tensor { name, dtype, shape, bytes } => Arg::Tensor {
+                name: name.clone(),
+                array: Array { dtype: *dtype, shape: shape.clone(), data: bytes.to_vec() },
+            },
+            Input::Double(v) => Arg::Double(*v),
+            Input::Int(v) => Arg::Int(*v),
+            Input::Scalar(v) => Arg::Scalar(*v),
+        })
+        .collect();
+    let options = OpOptions {
+        limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
+        checks: true,
+        trace: false,
+        stream_output: false,
+        heap_per_core: None,
+        dst: Some(dst),
+        function_index: Some(index),
+    };
+    let session = op::prepare(loaded.images.clone(), "", &args, &options).map_err(|e| launch_failure(e.to_string()))?;
+    drop(args);
+    let started = std::time::Instant::now();
+    let report = session.run();
+    let simulated = started.elapsed();
+    let fail = |message: String, report: &op::OpReport| Failure {
+        message,
+        stdout: report.stdout.clone(),
+        stderr: report.stderr.clone(),
+    };
+    let mut problems: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
+    if let Some(failure) = report.failure(|_| String::new()) {
+        let failure = failure.trim_end().trim_end_matches(':').trim_end();
+        let failure = failure.rsplit_once("\nmemory map of core").map_or(failure, |(head, _)| head);
+        problems.insert(0, failure.to_string());
+    }
+    if !problems.is_empty() {
+        let [stray, races, unwritten] = report.finding_counts;
+        let total = stray + races + unwritten;
+        if total as usize > report.findings.len() {
+            problems.push(format!(
+                "({total} findings in all: {stray} stray stores, {races} races, {unwritten} reads of unwritten output)"
+            ));
+        }
+        return Err(fail(problems.join("\n"), &report));
+    }
+    if matches!(report.end, RunEnd::Budget | RunEnd::Timeout) {
+        return Err(fail("the run did not finish".into(), &report));
+    }
+    let Some(output) = &report.output else {
+        return Err(fail("the op produced no output tensor".into(), &report));
+    };
+    if output.dtype != dst_dtype || output.data.len() != out.len() {
+        return Err(fail(
+            format!(
+                "the op returned {} bytes ({} {} of shape {:?}) but the shape function's tensor is {} bytes of {}",
+                output.data.len(),
+                output.numel(),
+                output.dtype,
+                output.shape,
+                out.len(),
+                dst_dtype
+            ),
+            &report,
+        ));
+    }
+    out.copy_from_slice(&output.data);
+    Ok(RunInfo {
+        stdout: report.stdout.clone(),
+        stderr: report.stderr.clone(),
+        instructions: report.stats.iter().map(|s| s.instructions).sum(),
+        simulated,
+    })
+}

@@ -1,0 +1,163 @@
+//! `q7._q7`: the Rust half of the `q7` Python package. It builds compute
+//! sources and runs them in the simulator, in-process. Tensors cross as
+//! (address, length) pairs of contiguous CPU buffers the Python side owns
+//! and keeps alive for the duration of the call; see python/q7/_runtime.py.
+
+mod engine;
+
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+create_exception!(_q7, SimulationError, PyException, "The simulator found a problem while running an op.");
+create_exception!(_q7, BuildError, PyException, "Building an op's compute sources failed.");
+
+/// build(name, functions, schemas, sources, build_dir, includes, cflags,
+/// multicore, log=None) -> (list of linked images, toolchain name).
+/// `log`, when given, receives each build step and command as a line.
+#[pyfunction]
+#[pyo3(signature = (name, functions, schemas, sources, build_dir, includes, cflags, multicore, log=None))]
+#[allow(clippy::too_many_arguments)]
+fn build(
+    py: Python<'_>,
+    name: String,
+    functions: Vec<String>,
+    schemas: Vec<String>,
+    sources: Vec<PathBuf>,
+    build_dir: PathBuf,
+    includes: Vec<PathBuf>,
+    cflags: Vec<String>,
+    multicore: bool,
+    log: Option<PyObject>,
+) -> PyResult<(Vec<PathBuf>, String)> {
+    let spec = engine::BuildSpec { name, functions, schemas, sources, build_dir, includes, cflags, multicore };
+    let verbose = log.is_some();
+    let sink = move |line: String| {
+        if let Some(log) = &log {
+            Python::with_gil(|py| {
+                // A failing logger must not fail the build.
+                let _ = log.call1(py, (line,));
+            });
+        }
+    };
+    py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(BuildError::new_err)
+}
+
+/// The images of one compute library, loaded once and run many times.
+#[pyclass(frozen)]
+struct Compute {
+    loaded: engine::Loaded,
+}
+
+/// One argument tuple from Python: ("tensor", name, dtype, shape, address,
+/// nbytes) or ("double" | "int" | "scalar", value).
+fn input<'a>(item: &Bound<'_, PyTuple>) -> PyResult<engine::Input<'a>> {
+    let kind: String = item.get_item(0)?.extract()?;
+    Ok(match kind.as_str() {
+        "tensor" => {
+            let name: String = item.get_item(1)?.extract()?;
+            let dtype_name: String = item.get_item(2)?.extract()?;
+            let dtype = engine::dtype_by_torch_name(&dtype_name).ok_or_else(|| {
+                PyValueError::new_err(format!("tensor `{name}`: dtype {dtype_name} is not one the device SDK supports"))
+            })?;
+            let shape: Vec<usize> = item.get_item(3)?.extract()?;
+            let address: usize = item.get_item(4)?.extract()?;
+            let nbytes: usize = item.get_item(5)?.extract()?;
+            let expected = shape.iter().product::<usize>() * engine::dtype_size(dtype);
+            if nbytes != expected {
+                return Err(PyValueError::new_err(format!(
+                    "tensor `{name}`: {nbytes} bytes for shape {shape:?} of {dtype_name} ({expected} expected)"
+                )));
+            }
+            let bytes: &[u8] = if nbytes == 0 {
+                &[]
+            } else {
+                // SAFETY: the caller passes the data pointer of a contiguous
+                // CPU tensor of `nbytes` bytes and holds a reference to it
+                // until this call returns (python/q7/_runtime.py).
+                unsafe { std::slice::from_raw_parts(address as *const u8, nbytes) }
+            };
+            engine::Input::Tensor { name, dtype, shape, bytes }
+        }
+        "double" => engine::Input::Double(item.get_item(1)?.extract()?),
+        "int" => engine::Input::Int(item.get_item(1)?.extract()?),
+        "scalar" => engine::Input::Scalar(item.get_item(1)?.extract()?),
+        other => return Err(PyValueError::new_err(format!("unknown argument kind `{other}`"))),
+    })
+}
+
+#[pymethods]
+impl Compute {
+    /// Compute(images): one linked image (single core) or eight (core order).
+    #[new]
+    fn new(images: Vec<Vec<u8>>) -> PyResult<Compute> {
+        if images.len() != 1 && images.len() != 8 {
+            return Err(PyValueError::new_err(format!("{} images: a compute library has 1 or 8", images.len())));
+        }
+        Ok(Compute { loaded: engine::Loaded::new(&images).map_err(PyValueError::new_err)? })
+    }
+
+    #[getter]
+    fn cores(&self) -> usize {
+        self.loaded.cores()
+    }
+
+    /// run(index, args, dst_dtype, dst_shape, out_address, out_nbytes,
+    /// max_insns) -> (stdout, stderr, instructions, simulated_seconds).
+    /// The output's bytes are written to the `out_nbytes` bytes at
+    /// `out_address` (a contiguous CPU tensor the caller holds). A finding
+    /// raises SimulationError(message, stdout, stderr).
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        index: u32,
+        args: Vec<Bound<'py, PyTuple>>,
+        dst_dtype: String,
+        dst_shape: Vec<usize>,
+        out_address: usize,
+        out_nbytes: usize,
+        max_insns: u64,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64)> {
+        let inputs = args.iter().map(input).collect::<PyResult<Vec<_>>>()?;
+        let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "the shape function returns {dst_dtype}, which the device SDK does not support"
+            ))
+        })?;
+        let out: &mut [u8] = if out_nbytes == 0 {
+            &mut []
+        } else {
+            // SAFETY: as for the inputs; the output tensor is freshly
+            // allocated by the caller, so it aliases none of them.
+            unsafe { std::slice::from_raw_parts_mut(out_address as *mut u8, out_nbytes) }
+        };
+        let outcome =
+            py.allow_threads(|| engine::run(&self.loaded, index, &inputs, (dtype, dst_shape), out, max_insns));
+        match outcome {
+            Ok(info) => Ok((
+                PyBytes::new(py, &info.stdout),
+                PyBytes::new(py, &info.stderr),
+                info.instructions,
+                info.simulated.as_secs_f64(),
+            )),
+            Err(failure) => Err(SimulationError::new_err((
+                failure.message,
+                PyBytes::new(py, &failure.stdout).unbind(),
+                PyBytes::new(py, &failure.stderr).unbind(),
+            ))),
+        }
+    }
+}
+
+#[pymodule]
+fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_class::<Compute>()?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("BuildError", m.py().get_type::<BuildError>())?;
+    Ok(())
+}

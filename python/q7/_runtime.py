@@ -1,0 +1,156 @@
+"""Calling ops: the CPU kernel q7 gives `torch.ops.<ns>.<op>`.
+
+Per call: the op's own shape function (registered by register.h as
+`<ns>::_q7_shape_<op>`) says the output's shape and dtype; q7 allocates the
+output tensor from it, hands the simulator the addresses of the contiguous
+input tensors and of the output (no files, no Python-level copies) and
+returns the output. The device's get_dst_tensor() is that output tensor.
+"""
+
+import sys
+import time
+
+import torch
+
+from q7 import _q7
+
+# The element types the device SDK knows (c10::ScalarType names).
+SUPPORTED_DTYPES = {
+    torch.float32: "float32",
+    torch.bfloat16: "bfloat16",
+    torch.float16: "float16",
+    torch.int32: "int32",
+    torch.int16: "int16",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+}
+
+# Instruction budget per call over all cores (a runaway op stops here).
+MAX_INSTRUCTIONS = 20_000_000_000
+
+
+class OpStats:
+    """What the calls of one op cost."""
+
+    def __init__(self):
+        self.calls = 0
+        self.instructions = 0
+        self.simulated_seconds = 0.0  # inside the machine's run loop
+        self.total_seconds = 0.0  # the whole kernel, shape function included
+
+    def as_dict(self):
+        return dict(vars(self))
+
+
+_STATS = {}
+
+
+def stats(op=None):
+    """Call counters: for `op` ("ns::name"), or a dict of all ops."""
+    if op is not None:
+        return _STATS.setdefault(op, OpStats()).as_dict()
+    return {name: s.as_dict() for name, s in _STATS.items()}
+
+
+class BoundOp:
+    """One op bound to function `index` of a loaded compute library."""
+
+    def __init__(self, qualified, compute_fn, index, compute, shape_op):
+        self.qualified = qualified
+        self.compute_fn = compute_fn
+        self.index = index
+        self.compute = compute
+        self.shape_op = shape_op
+        ns, name = qualified.split("::", 1)
+        schema = torch._C._get_schema(qualified, "")
+        self.arguments = [(a.name, str(a.type)) for a in schema.arguments]
+        self.stats = _STATS.setdefault(qualified, OpStats())
+
+    def _where(self):
+        return f"{self.qualified} (compute function {self.compute_fn}, {self.compute.cores} core{'s' if self.compute.cores > 1 else ''})"
+
+    def _marshal(self, args):
+        if len(args) != len(self.arguments):
+            raise TypeError(f"{self._where()}: {len(args)} arguments given, the schema takes {len(self.arguments)}")
+        keep, packed = [], []
+        for value, (name, kind) in zip(args, self.arguments):
+            if kind == "Tensor":
+                if not isinstance(value, torch.Tensor):
+                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {type(value).__name__}")
+                if value.device.type != "cpu":
+                    raise ValueError(
+                        f"{self._where()}: argument {name} is on {value.device}; q7 runs ops on CPU tensors (use .cpu())"
+                    )
+                dtype = SUPPORTED_DTYPES.get(value.dtype)
+                if dtype is None:
+                    known = ", ".join(SUPPORTED_DTYPES.values())
+                    raise TypeError(f"{self._where()}: argument {name} has dtype {value.dtype}; the device takes {known}")
+                value = value.detach().contiguous()
+                keep.append(value)
+                nbytes = value.numel() * value.element_size()
+                packed.append(("tensor", name, dtype, list(value.shape), value.data_ptr(), nbytes))
+            elif kind == "float":
+                packed.append(("double", float(value)))
+            elif kind == "int":
+                packed.append(("int", int(value)))
+            elif kind in ("Scalar", "number"):
+                packed.append(("scalar", float(value)))
+            else:
+                raise TypeError(f"{self._where()}: argument {name} of type {kind} cannot cross to the device")
+        return keep, packed
+
+    def __call__(self, *args):
+        started = time.perf_counter()
+        keep, packed = self._marshal(args)
+        meta = self.shape_op(*args)
+        out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
+        if out_dtype is None:
+            raise TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
+        out = torch.empty(meta.shape, dtype=meta.dtype)
+        nbytes = out.numel() * out.element_size()
+        try:
+            stdout, stderr, insns, simulated = self.compute.run(
+                self.index, packed, out_dtype, list(out.shape), out.data_ptr(), nbytes, MAX_INSTRUCTIONS
+            )
+        except _q7.SimulationError as e:
+            message, stdout, stderr = e.args
+            _echo(stdout, stderr)
+            raise _q7.SimulationError(f"{self._where()}: {message}") from None
+        del keep
+        _echo(stdout, stderr)
+        s = self.stats
+        s.calls += 1
+        s.instructions += insns
+        s.simulated_seconds += simulated
+        s.total_seconds += time.perf_counter() - started
+        return out
+
+
+def _echo(stdout, stderr):
+    """The cores' console output (already prefixed with the core id)."""
+    if stdout:
+        sys.stdout.write(stdout.decode("utf-8", "replace"))
+    if stderr:
+        sys.stderr.write(stderr.decode("utf-8", "replace"))
+
+
+# Per namespace, the torch.library.Library that holds q7's CPU kernels, and
+# per op, what the kernel currently runs (a later load re-binds it).
+_LIBRARIES = {}
+_BOUND = {}
+
+
+def bind(ns, op, bound):
+    """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors."""
+    qualified = f"{ns}::{op}"
+    first = qualified not in _BOUND
+    _BOUND[qualified] = bound
+    if first:
+        library = _LIBRARIES.get(ns)
+        if library is None:
+            library = _LIBRARIES[ns] = torch.library.Library(ns, "IMPL")
+
+        def kernel(*args):
+            return _BOUND[qualified](*args)
+
+        library.impl(op, kernel, "CPU")

@@ -1,0 +1,184 @@
+"""`q7.custom_op`: the `torch_neuronx.xla_impl.custom_op` API on q7.
+
+    custom_op.load(name='relu', compute_srcs=['relu.cpp'], shape_srcs=['shape.cpp'],
+                   build_directory=os.getcwd(), multicore=False, verbose=True)
+    custom_op.load_library('librelu.so')     # later, in any process
+
+`load` builds the shape sources into a host library (torch.utils.cpp_extension,
+q7's torchneuron/register.h), reads each registered op's schema from torch,
+builds the compute sources with q7 (one image, or eight with multicore=True),
+writes `lib<name>.so`, an ar archive of the shape library, the compute
+libraries and metadata.json (docs/CUSTOM_OP_ARCHIVE.md), into
+`build_directory`, and makes `torch.ops.<ns>.<op>` run in q7's simulator.
+"""
+
+import ctypes
+import json
+import os
+import re
+import sys
+import tempfile
+
+import torch
+
+from q7 import _archive, _q7, _runtime, _shape
+
+METADATA = "metadata.json"
+FORMAT = "q7-neuron-custom-op"
+VERSION = 1
+
+
+def _log_to_stdout(line):
+    print(line, flush=True)
+
+
+def _registered_ops(shape_library):
+    """[(ns::op, compute function)] that the shape library's NEURON_LIBRARY declared."""
+    handle = ctypes.CDLL(shape_library)
+    try:
+        listing = handle.q7_neuron_ops
+    except AttributeError:
+        raise RuntimeError(
+            f"{shape_library}: registers no Neuron ops (include \"torchneuron/register.h\" and use NEURON_LIBRARY)"
+        ) from None
+    listing.restype = ctypes.c_char_p
+    ops = []
+    for line in listing().decode().splitlines():
+        qualified, compute_fn = line.split("\t")
+        ops.append((qualified, compute_fn))
+    if not ops:
+        raise RuntimeError(f"{shape_library}: NEURON_LIBRARY registered no ops")
+    return ops
+
+
+def _device_schema(qualified, compute_fn):
+    """torch's schema of the op, as q7 build takes it: named after the compute
+    function, return unnamed ("relu_forward(Tensor _0) -> Tensor")."""
+    text = str(torch._C._get_schema(qualified, ""))
+    text = text.split("::", 1)[1] if "::" in text.split("(", 1)[0] else text
+    text = re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
+    return compute_fn + text[text.index("(") :]
+
+
+def _bind_all(ops, compute):
+    for index, (qualified, compute_fn) in enumerate(ops):
+        ns, op = qualified.split("::", 1)
+        shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
+        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, index, compute, shape_op))
+
+
+def load(
+    name,
+    compute_srcs,
+    shape_srcs,
+    extra_cflags=[],
+    extra_include_paths=[],
+    build_directory=None,
+    multicore=False,
+    verbose=False,
+):
+    """Builds op `name` and registers its ops; returns the path of lib<name>.so."""
+    log = _log_to_stdout if verbose else None
+    if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
+        raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    if build_directory is None:
+        build_directory = os.path.join(tempfile.gettempdir(), "q7_custom_op", name)
+    os.makedirs(build_directory, exist_ok=True)
+
+    shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
+    torch.ops.load_library(shape_library)
+    ops = _registered_ops(shape_library)
+    functions = [fn for _, fn in ops]
+    schemas = [_device_schema(q, fn) for q, fn in ops]
+    if log:
+        for (qualified, _), schema in zip(ops, schemas):
+            log(f"q7: {qualified}: {schema}")
+
+    compute_name = f"lib{name}customop"
+    libraries, toolchain = _q7.build(
+        compute_name,
+        functions,
+        schemas,
+        [os.path.abspath(s) for s in compute_srcs],
+        os.path.abspath(build_directory),
+        [os.path.abspath(p) for p in extra_include_paths],
+        list(extra_cflags),
+        bool(multicore),
+        log,
+    )
+    libraries = [str(p) for p in libraries]
+    shape_member = f"lib{name}_shape.so"
+    metadata = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": name,
+        "multicore": bool(multicore),
+        "cores": len(libraries),
+        "toolchain": toolchain,
+        "torch_version": torch.__version__,
+        "shape_library": shape_member,
+        "compute_libraries": [os.path.basename(p) for p in libraries],
+        "ops": [
+            {"name": q, "compute_function": fn, "index": i, "schema": str(torch._C._get_schema(q, "")),
+             "device_schema": s}
+            for i, ((q, fn), s) in enumerate(zip(ops, schemas))
+        ],
+    }
+    images = []
+    for path in libraries:
+        with open(path, "rb") as f:
+            images.append(f.read())
+    with open(shape_library, "rb") as f:
+        members = [(shape_member, f.read())]
+    members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
+    members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
+    archive = os.path.join(build_directory, f"lib{name}.so")
+    _archive.write(archive, members)
+    if log:
+        log(f"q7: wrote {archive} ({', '.join(m for m, _ in members)})")
+
+    _bind_all(ops, _q7.Compute(images))
+    return archive
+
+
+def _extract_dir():
+    return os.path.join(_shape.cache_root(), "loaded")
+
+
+def load_library(path):
+    """Registers the ops of a lib<name>.so archive made by `load`."""
+    members = dict(_archive.read(path))
+    if METADATA not in members:
+        raise ValueError(f"{path}: no {METADATA} member; not a custom-op library made by custom_op.load")
+    try:
+        metadata = json.loads(members[METADATA])
+    except ValueError as e:
+        raise ValueError(f"{path}: {METADATA}: {e}") from None
+    if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
+        raise ValueError(f"{path}: {METADATA} is not {FORMAT} version {VERSION}")
+    wanted = [metadata["shape_library"]] + list(metadata["compute_libraries"])
+    missing = [m for m in wanted if m not in members]
+    if missing:
+        raise ValueError(f"{path}: members missing: {', '.join(missing)}")
+
+    # torch loads libraries from files: put the shape library where its
+    # contents name it, so a second load of the same archive is the same file.
+    import hashlib
+
+    shape_bytes = members[metadata["shape_library"]]
+    digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
+    directory = os.path.join(_extract_dir(), digest)
+    shape_library = os.path.join(directory, metadata["shape_library"])
+    if not os.path.isfile(shape_library):
+        os.makedirs(directory, exist_ok=True)
+        tmp = f"{shape_library}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(shape_bytes)
+        os.replace(tmp, shape_library)
+    torch.ops.load_library(shape_library)
+    ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
+    compute = _q7.Compute([members[m] for m in metadata["compute_libraries"]])
+    _bind_all(ops, compute)
+
+
+__all__ = ["load", "load_library"]
