@@ -115,6 +115,10 @@ class BoundOp:
         except _q7.SimulationError as e:
             message, stdout, stderr = e.args
             _echo(stdout, stderr)
+            # A runtime check's own words (q7_fail, abort) are on the core's stderr.
+            said = stderr.decode("utf-8", "replace").strip()
+            if said:
+                message += "\n" + "\n".join(said.splitlines()[-5:])
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
         del keep
         _echo(stdout, stderr)

@@ -13,6 +13,7 @@ libraries and metadata.json (docs/CUSTOM_OP_ARCHIVE.md), into
 """
 
 import ctypes
+import hashlib
 import json
 import os
 import re
@@ -30,6 +31,24 @@ VERSION = 1
 
 def _log_to_stdout(line):
     print(line, flush=True)
+
+
+# sha256 of each shape library loaded in this process -> its path: torch
+# allows one TORCH_LIBRARY per namespace, so the same library reached under
+# another path (the build cache, an archive's copy) must not load twice.
+_LOADED_SHAPES = {}
+
+
+def _load_shape_library(path, contents=None):
+    """Loads a shape library once per process; returns the path in use."""
+    if contents is None:
+        with open(path, "rb") as f:
+            contents = f.read()
+    digest = hashlib.sha256(contents).hexdigest()
+    if digest not in _LOADED_SHAPES:
+        torch.ops.load_library(path)
+        _LOADED_SHAPES[digest] = path
+    return _LOADED_SHAPES[digest]
 
 
 def _registered_ops(shape_library):
@@ -86,7 +105,7 @@ def load(
     os.makedirs(build_directory, exist_ok=True)
 
     shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
-    torch.ops.load_library(shape_library)
+    shape_library = _load_shape_library(shape_library)
     ops = _registered_ops(shape_library)
     functions = [fn for _, fn in ops]
     schemas = [_device_schema(q, fn) for q, fn in ops]
@@ -163,19 +182,19 @@ def load_library(path):
 
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
-    import hashlib
-
     shape_bytes = members[metadata["shape_library"]]
     digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
     directory = os.path.join(_extract_dir(), digest)
     shape_library = os.path.join(directory, metadata["shape_library"])
-    if not os.path.isfile(shape_library):
+    if hashlib.sha256(shape_bytes).hexdigest() in _LOADED_SHAPES:
+        pass
+    elif not os.path.isfile(shape_library):
         os.makedirs(directory, exist_ok=True)
         tmp = f"{shape_library}.tmp{os.getpid()}"
         with open(tmp, "wb") as f:
             f.write(shape_bytes)
         os.replace(tmp, shape_library)
-    torch.ops.load_library(shape_library)
+    shape_library = _load_shape_library(shape_library, shape_bytes)
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
     compute = _q7.Compute([members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute)
