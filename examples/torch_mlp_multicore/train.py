@@ -19,6 +19,6 @@ for step, (a, b) in enumerate(zip(custom, reference)):
     print(f"step {step}: loss {a:.6f} (torch.relu: {b:.6f})")
 if custom != reference:
     sys.exit("train.py: the losses differ from torch.relu's")
-print(f"train.py: {steps} steps on 8 simulated cores, losses equal torch.relu's bit for bit")
 calls = q7.stats("my_tcm_ops::relu_forward")["calls"], q7.stats("my_tcm_ops::relu_backward")["calls"]
-print(f"train.py: relu_forward ran {calls[0]} times, relu_backward {calls[1]} times in the simulator")
+print(f"train.py: {steps} step(s), losses equal torch.relu's bit for bit; on 8 simulated cores:"
+      f" relu_forward {calls[0]} calls, relu_backward {calls[1]} calls")

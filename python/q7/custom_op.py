@@ -8,7 +8,7 @@
 q7's torchneuron/register.h), reads each registered op's schema from torch,
 builds the compute sources with q7 (one image, or eight with multicore=True),
 writes `lib<name>.so`, an ar archive of the shape library, the compute
-libraries and metadata.json (docs/CUSTOM_OP_ARCHIVE.md), into
+libraries and metadata.json (docs/PYTORCH.md), into
 `build_directory`, and makes `torch.ops.<ns>.<op>` run in q7's simulator.
 """
 
