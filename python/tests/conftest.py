@@ -39,17 +39,35 @@ def mlp_project(tmp_path_factory):
     return work
 
 
-@pytest.fixture(scope="session")
-def test_ops(tmp_path_factory):
-    """python/tests/ops, single core: returns lib path of the archive."""
+def _build_test_ops(tmp_path_factory, multicore):
     ops = os.path.join(os.path.dirname(__file__), "ops")
-    build = str(tmp_path_factory.mktemp("test_ops"))
     return custom_op.load(
         name="q7_test_ops",
         compute_srcs=[os.path.join(ops, "ops.cpp")],
         shape_srcs=[os.path.join(ops, "shape.cpp")],
-        build_directory=build,
+        build_directory=str(tmp_path_factory.mktemp("test_ops_8" if multicore else "test_ops")),
+        multicore=multicore,
     )
+
+
+@pytest.fixture(scope="session")
+def test_ops_archives(tmp_path_factory):
+    """python/tests/ops built single-core and 8-core: {"single": archive, "multicore": archive}."""
+    return {kind: _build_test_ops(tmp_path_factory, kind == "multicore") for kind in ("multicore", "single")}
+
+
+@pytest.fixture
+def test_ops(test_ops_archives):
+    """torch.ops.q7_test_ops bound to the single-core build; returns its archive."""
+    custom_op.load_library(test_ops_archives["single"])
+    return test_ops_archives["single"]
+
+
+@pytest.fixture
+def test_ops_8(test_ops_archives):
+    """torch.ops.q7_test_ops bound to the 8-core build; returns its archive."""
+    custom_op.load_library(test_ops_archives["multicore"])
+    return test_ops_archives["multicore"]
 
 
 @pytest.fixture(scope="session")

@@ -60,3 +60,19 @@ def test_printf_reaches_python_stdout_with_core_prefixes(test_ops, capsys):
     assert torch.equal(torch.ops.q7_test_ops.say_hello(x), x)
     out = capsys.readouterr().out
     assert "[core 0] hello from core 0 of 1\n" in out
+
+
+def test_printf_of_eight_cores_each_with_its_prefix(test_ops_8, capsys):
+    x = torch.arange(30, dtype=torch.float32)
+    assert torch.equal(torch.ops.q7_test_ops.say_hello(x), x)
+    lines = capsys.readouterr().out.splitlines()
+    for core in range(8):
+        assert f"[core {core}] hello from core {core} of 8" in lines
+
+
+def test_cores_writing_the_same_element_raise_a_race(test_ops_8):
+    with pytest.raises(q7.SimulationError) as caught:
+        torch.ops.q7_test_ops.write_everywhere(torch.zeros(16))
+    message = str(caught.value)
+    assert "q7_test_ops::write_everywhere (compute function write_everywhere, 8 cores)" in message
+    assert "races with core" in message and "element 0 of dst" in message

@@ -44,3 +44,11 @@ torch::Tensor say_hello(const torch::Tensor& t_in) {
   for (size_t i = first; i < first + count; i++) out[i] = in[i];
   return t_out;
 }
+
+// Every core writes every element: on eight cores, a race the checker reports.
+torch::Tensor write_everywhere(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  float* out = (float*)t_out.data_ptr();
+  for (int64_t i = 0; i < t_in.numel(); i++) out[i] = (float)get_cpu_id();
+  return t_out;
+}
