@@ -27,6 +27,20 @@ class _Stand_in(types.ModuleType):
         )
 
 
+class _Missing_submodules:
+    """Meta-path finder: torch_neuronx submodules q7 lacks fail with a q7 message."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname.startswith("torch_neuronx.") and fullname not in sys.modules:
+            raise ModuleNotFoundError(
+                f"{fullname} is not provided by q7, which stands in only for {PROVIDED} "
+                "(install AWS's torch-neuronx on a Neuron machine for the rest)",
+                name=fullname,
+            )
+        return None
+
+
 def install():
     """Puts q7's stand-in torch_neuronx in sys.modules, unless the real one exists."""
     if "torch_neuronx" in sys.modules or importlib.util.find_spec("torch_neuronx") is not None:
@@ -42,6 +56,7 @@ def install():
     sys.modules["torch_neuronx"] = top
     sys.modules["torch_neuronx.xla_impl"] = xla_impl
     sys.modules[PROVIDED] = custom_op
+    sys.meta_path.insert(0, _Missing_submodules)
     return True
 
 

@@ -91,3 +91,11 @@ def test_unmodified_script_touching_other_torch_neuronx_fails_clearly(tmp_path):
     assert result.returncode != 0
     assert "torch_neuronx.trace is not provided by q7" in result.stderr
     assert "torch_neuronx.xla_impl.custom_op" in result.stderr
+
+
+def test_unmodified_script_importing_other_torch_neuronx_modules_fails_clearly(tmp_path):
+    script = tmp_path / "parallel.py"
+    script.write_text("from torch_neuronx.xla_impl import custom_op\nimport torch_neuronx.distributed\n")
+    result = subprocess.run([sys.executable, "-m", "q7.neuronx", str(script)], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "ModuleNotFoundError: torch_neuronx.distributed is not provided by q7" in result.stderr
