@@ -15,7 +15,7 @@ use q7_target::memmap::Window;
 use q7_sim::config::CoreConfig;
 use q7_sim::machine::{Machine, RunLimits};
 use q7_sim::mem::{Memory, Perms, RegionKind};
-use q7_sim::op::{self, OpImage, OpOptions};
+use q7_sim::op::{OpImage, OpLibrary, OpOptions};
 use q7_sim::output::OutputMode;
 
 fuzz_target!(|data: &[u8]| {
@@ -28,8 +28,8 @@ fuzz_target!(|data: &[u8]| {
             function_index: Some(0),
             ..OpOptions::default()
         };
-        if let Ok(session) = op::prepare(vec![image], "f", &[], &options) {
-            let _ = session.run();
+        if let Ok(library) = OpLibrary::from_images(std::path::Path::new("fuzz"), vec![image]) {
+            let _ = library.run("f", &[], &options);
         }
     }
     if let Ok(array) = q7_sim::npy::read(data) {

@@ -63,6 +63,10 @@ pub enum BuildError {
     ToolMissing(String),
     #[error("Cant find source file {0}")]
     MissingSource(String),
+    #[error("{0}: is a directory, not a source file")]
+    SourceIsDirectory(String),
+    #[error("no source files: give the op's .cpp/.c/.S files")]
+    NoSources,
     #[error("{0}: not a C, C++ or assembly source (.c .cpp .cc .cxx .S)")]
     UnknownLanguage(String),
     #[error("sources {0} and {1} would both compile to {2}")]
@@ -79,18 +83,43 @@ pub enum BuildError {
     Pack { lib: String, error: String },
     #[error(transparent)]
     Sdk(#[from] SdkError),
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    // The message carries the cause (not a `source` too: a chained report
+    // would print it twice).
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("library name '{0}' is empty or not a plain file name")]
     BadName(String),
 }
 
+/// Every source is a file, and there is at least one: said before any
+/// tool runs.
+fn check_sources(sources: &[PathBuf]) -> Result<(), BuildError> {
+    if sources.is_empty() {
+        return Err(BuildError::NoSources);
+    }
+    for src in sources {
+        if src.is_dir() {
+            return Err(BuildError::SourceIsDirectory(src.display().to_string()));
+        }
+        if !src.is_file() {
+            return Err(BuildError::MissingSource(src.display().to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Holds an exclusive lock on `DIR/.q7-build.lock` for the build, so that a
+/// second build into the same directory waits instead of racing this one.
+fn lock_build_dir(dir: &Path) -> Result<std::fs::File, BuildError> {
+    let path = dir.join(".q7-build.lock");
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_err(&path))?;
+    file.lock().map_err(io_err(&path))?;
+    Ok(file)
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io { path: path.display().to_string(), source }
+    move |error| BuildError::Io { path: path.display().to_string(), error }
 }
 
 /// Observes the build: progress and, under `-v`, each command.
@@ -320,9 +349,11 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
         .ok_or_else(|| BuildError::BadName(req.name.clone()))?;
     let jobs = req.jobs.max(1);
     let mut report = BuildReport::default();
+    check_sources(&req.sources)?;
 
     // Phase 0: tools (and, for the open profile, the SDK and LSPs).
     std::fs::create_dir_all(&req.build_dir).map_err(io_err(&req.build_dir))?;
+    let _lock = lock_build_dir(&req.build_dir)?;
     let tools = resolve_tools(req, env, obs)?;
     report.toolchain = Some(match tools {
         Tools::Vendor { .. } => Toolchain::XtensaTools,

@@ -9,12 +9,10 @@ use crate::command::Command;
 /// A command that could not be run or exited non-zero.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    #[error("cannot run {program}: {source}")]
-    Spawn {
-        program: String,
-        #[source]
-        source: std::io::Error,
-    },
+    // The message carries the cause (not a `source` too: a chained report
+    // would print it twice).
+    #[error("cannot run {program}: {error}")]
+    Spawn { program: String, error: std::io::Error },
     #[error("{program} exited with {status}{}", indent_output(.stderr))]
     Failed { program: String, status: String, stderr: String },
 }
@@ -27,7 +25,7 @@ fn indent_output(s: &str) -> String {
 /// Runs `cmd` to completion, capturing stdout and stderr.
 pub fn run(cmd: &Command) -> Result<std::process::Output, ExecError> {
     let program = cmd.program.display().to_string();
-    let out = cmd.to_std().output().map_err(|source| ExecError::Spawn { program: program.clone(), source })?;
+    let out = cmd.to_std().output().map_err(|error| ExecError::Spawn { program: program.clone(), error })?;
     if out.status.success() {
         Ok(out)
     } else {

@@ -8,6 +8,6 @@ pub mod exec;
 pub mod incremental;
 pub mod lsp;
 pub mod profile;
-pub mod schema;
+pub use q7_target::schema;
 pub mod sdk;
 pub mod wrapper;

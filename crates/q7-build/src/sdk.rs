@@ -19,18 +19,14 @@ pub struct Sdk {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
-    #[error("SDK cache {path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("SDK cache {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("building the SDK: {0}")]
     Tool(#[from] ExecError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SdkError + '_ {
-    move |source| SdkError::Io { path: path.display().to_string(), source }
+    move |error| SdkError::Io { path: path.display().to_string(), error }
 }
 
 /// FNV-1a: a stable, dependency-free content key (not a security hash).
@@ -84,7 +80,7 @@ fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
         if !include.join(".complete").exists() {
             return Err(SdkError::Io {
                 path: dir.display().to_string(),
-                source: std::io::Error::other("could not place the SDK sources"),
+                error: std::io::Error::other("could not place the SDK sources"),
             });
         }
     }

@@ -298,6 +298,25 @@ impl Checker {
     }
 
     /// Return addresses of pending allocator calls, which must be hooked too.
+    /// Elements of `[start, start + count·elem)` in tensor memory that no
+    /// core and not the host ever wrote: their number and the first
+    /// `keep` indices. `None` when the range is not all in tensor memory.
+    pub fn never_written(&self, start: u32, count: usize, elem: usize, keep: usize) -> Option<(u64, Vec<usize>)> {
+        let off = start.checked_sub(self.tensor.base)? as usize;
+        let bytes = self.tensor.writer.get(off..off.checked_add(count.checked_mul(elem)?)?)?;
+        let mut first = Vec::new();
+        let mut total = 0u64;
+        for (index, element) in bytes.chunks_exact(elem.max(1)).enumerate() {
+            if element.iter().all(|&w| w == 0) {
+                total += 1;
+                if first.len() < keep {
+                    first.push(index);
+                }
+            }
+        }
+        Some((total, first))
+    }
+
     pub fn pending_returns(&self, core: usize) -> impl Iterator<Item = u32> + '_ {
         self.pending[core].iter().map(|p| p.return_pc)
     }

@@ -118,7 +118,8 @@ fn compare(cpu: &str, opt: &str, name: &str, sources: &[&str]) -> (i32, String) 
     (iss_code, iss_text)
 }
 
-const DE212_PROGRAMS: [&str; 7] = ["hello.c", "integer.c", "windows.c", "loops.c", "memory.c", "traps.c", "spin.S"];
+const DE212_PROGRAMS: [&str; 8] =
+    ["hello.c", "integer.c", "windows.c", "loops.c", "memory.c", "traps.c", "spin.S", "stackargs.c"];
 
 #[test]
 fn hello_prints_and_exits() {
@@ -144,6 +145,17 @@ fn deep_windowed_calls_match_qemu() {
         let (code, out) = compare("de212", opt, "windows", &DE212_PROGRAMS);
         assert_eq!(code, 42);
         assert!(out.contains("ack36=509"), "{out}");
+    }
+}
+
+#[test]
+fn stack_arguments_after_spills_match_qemu() {
+    // movsp moving the stack pointer up by 4 and 12 bytes while the caller's
+    // frame is spilled: the save areas overlap.
+    for opt in ["2", "0"] {
+        let (code, out) = compare("de212", opt, "stackargs", &DE212_PROGRAMS);
+        assert_eq!(code, 7, "{out}");
+        assert!(out.starts_with("stackargs="), "{out}");
     }
 }
 

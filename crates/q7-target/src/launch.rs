@@ -61,6 +61,12 @@ pub mod descriptor {
     pub const MAX_RANK: usize = 8;
 }
 
+// The layout's own consistency, checked at compile time.
+const _: () = assert!(field::RESULT + 4 <= HEADER);
+const _: () = assert!(descriptor::STRIDES == descriptor::SIZES + 8 * descriptor::MAX_RANK);
+const _: () = assert!(descriptor::NUMEL == descriptor::STRIDES + 8 * descriptor::MAX_RANK);
+const _: () = assert!(descriptor::SIZE.is_multiple_of(8));
+
 /// The launch status codes (also the exit code of a core that fails to
 /// launch).
 pub fn status_meaning(code: i32) -> &'static str {
@@ -81,11 +87,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn header_and_descriptor_fit_their_slots() {
-        assert!(field::RESULT + 4 <= HEADER);
-        assert_eq!(descriptor::STRIDES, descriptor::SIZES + 8 * descriptor::MAX_RANK);
-        assert_eq!(descriptor::NUMEL, descriptor::STRIDES + 8 * descriptor::MAX_RANK);
-        assert_eq!(descriptor::SIZE % 8, 0);
+    fn magic_reads_q7lb_in_memory() {
         assert_eq!(&MAGIC.to_le_bytes(), b"Q7LB");
     }
 

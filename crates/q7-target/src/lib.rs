@@ -7,6 +7,9 @@
 //! * [`launch`]: the launch block, argument records and tensor descriptors
 //!   the host writes for the device runtime (sdk/ABI.md);
 //! * [`dtype`]: tensor element types and their `c10::ScalarType` codes;
+//! * [`schema`]: op schemas (`relu(Tensor _0, float s) -> Tensor`), the
+//!   argument kinds a kernel takes; written into the wrapper by the build and
+//!   read back by the simulator to bind arguments;
 //! * [`artifacts`]: the file names of a build (`NAME_cpuN.so`, ...), made and
 //!   parsed in one place.
 #![forbid(unsafe_code)]
@@ -15,6 +18,7 @@ pub mod artifacts;
 pub mod dtype;
 pub mod launch;
 pub mod memmap;
+pub mod schema;
 
 pub use artifacts::{Artifact, ArtifactKind};
 pub use dtype::DType;

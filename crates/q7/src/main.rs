@@ -4,11 +4,12 @@
 mod cmd;
 mod io;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() {
-    let cli = cmd::Cli::parse();
-    if let Err(e) = cmd::run(cli) {
+    let matches = cmd::Cli::command().get_matches();
+    let cli = cmd::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(e) = cmd::run(cli, &matches) {
         // A closed pipe (`q7 layout … | head`) is the reader's choice, not an error.
         let broken_pipe = e
             .chain()

@@ -41,6 +41,8 @@ int64_t checked_numel(IntArrayRef sizes, const char *op) {
   int64_t numel = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0) q7_fail(Q7_STATUS_ABORT, "%s: negative size in dimension %u", op, (unsigned)i);
+    if (sizes[i] != 0 && numel > INT64_MAX / sizes[i])
+      q7_fail(Q7_STATUS_ABORT, "%s: the sizes' product overflows int64 at dimension %u", op, (unsigned)i);
     numel *= sizes[i];
   }
   return numel;
@@ -135,7 +137,12 @@ namespace q7 {
 Tensor allocate(IntArrayRef sizes, ScalarType dtype) {
   if (!c10::isValidScalarType(dtype)) q7_fail(Q7_STATUS_ABORT, "unsupported dtype %d", (int)dtype);
   int64_t numel = checked_numel(sizes, "tensor factory");
-  size_t bytes = (size_t)numel * c10::elementSize(dtype);
+  // Sizes are 32 bits on the device: refuse what would wrap to a small block.
+  uint64_t elem = c10::elementSize(dtype);
+  if ((uint64_t)numel > (UINT32_MAX - sizeof(q7_tensor_desc)) / elem)
+    q7_fail(Q7_STATUS_ABORT, "tensor factory: %lld elements of %u bytes exceed the 4 GiB address space",
+            (long long)numel, (unsigned)elem);
+  size_t bytes = (size_t)numel * (size_t)elem;
   char *block = (char *)q7_heap_alloc_or_fail(sizeof(q7_tensor_desc) + bytes, 16);
   q7_tensor_desc *d = (q7_tensor_desc *)block;
   memset(d, 0, sizeof *d);

@@ -42,6 +42,8 @@ extern "C" void my_ops_shift_stack_switch() {
 
 static const char *const q7_func_names[2] = {"scale", "my_ops::shift"};
 static void (*const q7_func_ptrs[2])() = {scale_stack_switch, my_ops_shift_stack_switch};
+// What `q7 run` binds arguments with (docs/FORMATS.md, schema table).
+__attribute__((used)) static const char q7_schema_table[] = "q7.schemas/1\n0\tscale\tscale(Tensor x, float s, int n) -> Tensor\n1\tmy_ops::shift\tmy_ops::shift(Tensor x, Scalar by, int times) -> Tensor\n";
 
 extern "C" uint32_t get_func_cnt() { return 2; }
 

@@ -24,6 +24,8 @@ extern "C" void relu_forward_stack_switch() {
 
 static const char *const q7_func_names[1] = {"relu_forward"};
 static void (*const q7_func_ptrs[1])() = {relu_forward_stack_switch};
+// What `q7 run` binds arguments with (docs/FORMATS.md, schema table).
+__attribute__((used)) static const char q7_schema_table[] = "q7.schemas/1\n0\trelu_forward\trelu_forward(Tensor _0) -> Tensor\n";
 
 extern "C" uint32_t get_func_cnt() { return 1; }
 

@@ -677,10 +677,15 @@ impl Cpu {
                 let report = Stop::Unhandled { pc: op.pc, cause: cause::ALLOCA };
                 return Err(self.exception(op, cause::ALLOCA, None, report));
             }
+            // The save areas overlap when the stack pointer moves by less
+            // than 16 bytes: read all four words before writing any.
             let old_sp = self.ar[a];
-            for k in 0..4u32 {
-                let word = self.load32(mem, op, old_sp.wrapping_sub(16) + 4 * k)?;
-                self.store32(mem, op, new_sp.wrapping_sub(16) + 4 * k, word)?;
+            let mut save = [0u32; 4];
+            for (k, word) in save.iter_mut().enumerate() {
+                *word = self.load32(mem, op, old_sp.wrapping_sub(16).wrapping_add(4 * k as u32))?;
+            }
+            for (k, word) in save.into_iter().enumerate() {
+                self.store32(mem, op, new_sp.wrapping_sub(16).wrapping_add(4 * k as u32), word)?;
             }
         }
         self.check_stack(op.pc, new_sp)?;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use q7_pack::prelink::{self, Target};
 use q7_target::memmap::Window;
 
+use super::symbols::{source_line, CodeLocation, DebugElf, FunctionTable};
 use crate::SimError;
 
 /// An image bound to a window, ready to copy into memory.
@@ -24,6 +25,10 @@ pub struct OpImage {
     pub symbols: HashMap<String, u32>,
     /// What the input was, for messages.
     pub kind: &'static str,
+    /// Function symbols at the bound location, for naming code addresses.
+    pub functions: FunctionTable,
+    /// The ELF file with DWARF line tables for this image (a `-g` build).
+    pub debug: Option<DebugElf>,
 }
 
 impl OpImage {
@@ -44,6 +49,8 @@ impl OpImage {
             bytes: ucpl.image,
             symbols: HashMap::new(),
             kind: ucpl.provenance.kind.describe(),
+            functions: FunctionTable::default(),
+            debug: None,
         };
         image.add_symbols_from(input, delta);
         Ok(image)
@@ -61,8 +68,23 @@ impl OpImage {
                 continue;
             }
             let value = if sym.shndx == 0xfff1 { sym.value } else { sym.value.wrapping_add(delta) };
+            if sym.kind() == 2 {
+                self.functions.add(value, sym.size, &sym.name);
+            }
             self.symbols.entry(sym.name.into_owned()).or_insert(value);
         }
+        self.functions.finish();
+        if self.debug.is_none() && file.section_by_name(".debug_line").is_some() {
+            self.debug = Some(DebugElf { bytes: elf.into(), delta });
+        }
+    }
+
+    /// Names a code address in this image: function and offset, and the
+    /// source line when the image carries DWARF.
+    pub fn locate(&self, pc: u32) -> CodeLocation {
+        let function = self.functions.containing(pc).map(|(name, offset)| (name.to_string(), offset));
+        let source = self.debug.as_ref().and_then(|d| source_line(d, pc));
+        CodeLocation { pc, function, source }
     }
 
     /// Symbols from a sibling file linked at `link_base` (an unstripped

@@ -2,6 +2,7 @@
 //! `get_func_cnt`/`get_func_name` on the simulator when it has symbols, else
 //! by finding the wrapper's name table in the image bytes.
 
+use super::OpError;
 use super::OpImage;
 use crate::machine::Machine;
 use crate::SimError;
@@ -9,7 +10,7 @@ use crate::SimError;
 /// Finds the function index of `name`: by calling the image's
 /// `get_func_cnt`/`get_func_name` on core 0 when it has symbols, else by
 /// finding the wrapper's name table in the image bytes.
-pub(super) fn resolve_function(machine: &mut Machine, img: &OpImage, name: &str) -> Result<u32, SimError> {
+pub(super) fn resolve_function(machine: &mut Machine, img: &OpImage, name: &str) -> Result<u32, OpError> {
     if let (Some(cnt), Some(get_name)) = (img.symbol("get_func_cnt"), img.symbol("get_func_name")) {
         let count = call_function(machine, img, cnt, &[])?;
         let mut names = Vec::new();
@@ -21,13 +22,9 @@ pub(super) fn resolve_function(machine: &mut Machine, img: &OpImage, name: &str)
             }
             names.push(found);
         }
-        return Err(SimError::Launch(format!("no function `{name}` in the image; it exports: {}", names.join(", "))));
+        return Err(OpError::UnknownFunction { function: name.to_string(), available: names });
     }
-    name_table_index(img, name).ok_or_else(|| {
-        SimError::Launch(format!(
-            "cannot find function `{name}`: the image has no symbols and no name table naming it (pass --index)"
-        ))
-    })
+    name_table_index(img, name).ok_or_else(|| OpError::NoFunctionTable { function: name.to_string() })
 }
 
 /// Without symbols: the wrapper's `q7_func_names` table is an array of

@@ -20,7 +20,10 @@ pub struct Args {
     /// The op's C++ function(s), comma-separated or repeated, in schema order.
     #[arg(long = "fn", value_delimiter = ',')]
     functions: Vec<String>,
-    /// One PyTorch schema per function, e.g. 'relu_forward(Tensor _0) -> Tensor'.
+    /// One PyTorch schema per function, e.g. 'relu_forward(Tensor _0) -> Tensor'. The schema's
+    /// name is the op's name (what `torch.ops.NS.OP` calls) and may differ from the compute
+    /// function's, as `NEURON_LIBRARY(ns, m) { m.def("op", &shape_fn, "compute_fn"); }`
+    /// allows; the build embeds both, and `q7 run --fn` takes either.
     #[arg(long = "schema")]
     schemas: Vec<String>,
     /// The op's source files (.cpp .cc .c .S).

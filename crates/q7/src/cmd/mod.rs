@@ -12,7 +12,7 @@ mod run;
 mod strip;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, Parser, Subcommand};
 
 /// q7: build, pack, inspect and run AWS Neuron GPSIMD (Xtensa Vision-Q7)
 /// custom operators with open tools.
@@ -44,7 +44,8 @@ enum Command {
     Strip(strip::Args),
 }
 
-pub fn run(cli: Cli) -> Result<()> {
+/// Runs a parsed command; `matches` are the parsed flags (for flag order).
+pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
     match cli.command {
         Command::Build(a) => build::run(a),
         Command::Disasm(a) => disasm::run(a),
@@ -55,7 +56,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::OracleWorker(a) => oracle::run_worker(a),
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(a, matches.subcommand_matches("run")),
         Command::Strip(a) => strip::run(a),
     }
 }

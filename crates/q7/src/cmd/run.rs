@@ -1,54 +1,70 @@
-//! `q7 run`: execute a built op on the simulated 8-core machine.
+//! `q7 run`: flags in, `q7_sim::op::OpLibrary::run`, a report out.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use q7_sim::machine::{RunEnd, RunLimits};
-use q7_sim::npy::{self, DType};
-use q7_sim::op::{self, Arg, OpImage, OpOptions, OpReport};
-use q7_target::memmap::Window;
+use clap::ArgMatches;
+use q7_sim::machine::RunLimits;
+use q7_sim::npy::{self, Array};
+use q7_sim::op::{ArgValue, Destination, Failure, Number, OpError, OpLibrary, OpOptions, OpReport, TensorArg};
+use q7_target::schema::ArgKind;
+use q7_target::DType;
 
 /// Run a built op on real tensors in the Vision-Q7 simulator.
 ///
-/// IMAGE is a build directory (NAME_cpu0..7.* for an SPMD build, or a single
+/// IMAGE is a build directory (NAME_cpu0..7.* of a multicore build, or one
 /// NAME.*) or one image: a linked NAME.so, NAME.stripped.so, NAME.packed.so
-/// or a UCPL file. The kernel arguments (--in, --scalar, --int, --double) are
-/// passed in the order given. Every core starts at `_start` with the launch
-/// block of sdk/ABI.md; console output is prefixed with the core id.
+/// or a UCPL file. --fn takes the compute function's name or the op's name
+/// from its schema (they differ when the shape sources register
+/// `m.def("op", &shape, "compute_fn")`).
+///
+/// The kernel arguments (--in, --arg, --scalar, --int, --double) are passed
+/// in the order given, and checked before launch against the schema the
+/// build embedded in the image: a missing, extra or wrong-kind argument is
+/// refused, naming the parameter and its schema type. --arg takes a plain
+/// number and converts it to the parameter's type.
 ///
 /// get_dst_tensor() returns a destination tensor with the shape and dtype of
 /// the first input unless --dst-shape/--dst-dtype say otherwise. The output
 /// is the tensor core 0 returns, or the destination tensor when that is what
 /// it returns (multicore ops) or when it returns nothing.
 ///
-/// Checks the hardware does not make are on by default: stores outside every
-/// live tensor and allocation, two cores writing the same output element,
-/// reads of never-written output. Findings fail the run.
+/// Two kinds of checks guard a run. q7's checks, which the hardware does not
+/// make, are on unless --no-checks: stores outside every live tensor and
+/// allocation, two cores writing the same output element, reads of output
+/// nobody wrote; each is reported with core, pc, tensor and element, and
+/// findings fail the run. Output elements no core wrote are reported too, as
+/// a note (an error with --strict). The SDK's own runtime checks (accessor and TCM
+/// bounds, failed asserts) are part of the op's code, as on the device: they
+/// stop the op with status 7 and their message, whatever --no-checks says.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Build directory or image file.
     #[arg(value_name = "IMAGE")]
     image: PathBuf,
-    /// The op function to run (as in the schema).
+    /// The function to run: compute function or op name (as in the schema).
     #[arg(long = "fn", value_name = "NAME")]
     function: String,
     /// A tensor argument from a .npy file.
     #[arg(long = "in", value_name = "FILE.npy")]
     inputs: Vec<PathBuf>,
-    /// A torch::Scalar argument.
+    /// A number, converted to the schema's type for that argument.
+    #[arg(long = "arg", value_name = "X", allow_negative_numbers = true, value_parser = parse_number)]
+    numbers: Vec<Number>,
+    /// A torch::Scalar argument (schema type Scalar).
     #[arg(long = "scalar", value_name = "X", allow_negative_numbers = true)]
     scalars: Vec<f64>,
-    /// An int64_t argument.
+    /// An int64_t argument (schema type int).
     #[arg(long = "int", value_name = "N", allow_negative_numbers = true)]
     ints: Vec<i64>,
-    /// A double argument.
+    /// A double argument (schema type float).
     #[arg(long = "double", value_name = "X", allow_negative_numbers = true)]
     doubles: Vec<f64>,
     /// Write the output tensor here.
     #[arg(long = "out", value_name = "FILE.npy")]
     out: Option<PathBuf>,
-    /// 8 for the SPMD images of a --multicore build (default when present), 1 for one core.
+    /// 8 for the SPMD images of a multicore build (default when present), fewer to run fewer cores.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     cores: Option<u32>,
     /// Destination tensor shape, e.g. 1000,4 (default: the first input's).
@@ -75,197 +91,80 @@ pub struct Args {
     /// Wall-clock limit in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     timeout: u64,
-    /// Turn off the stray-store, race and unwritten-read checks.
+    /// Turn off q7's stray-store, race and unwritten-read checks (not the SDK's).
     #[arg(long = "no-checks")]
     no_checks: bool,
+    /// Fail the run when output elements were never written (else a note).
+    #[arg(long)]
+    strict: bool,
     /// Print a JSON report on stdout (core output goes into it).
     #[arg(long)]
     json: bool,
+    /// On a fault, also print the faulting core's memory map.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
-/// Kernel arguments in command-line order.
-fn kernel_args(args: &Args) -> Result<Vec<Arg>> {
+fn parse_number(text: &str) -> Result<Number, String> {
+    if let Ok(i) = text.parse::<i64>() {
+        return Ok(Number::Int(i));
+    }
+    text.parse::<f64>().map(Number::Float).map_err(|_| format!("`{text}` is not a number"))
+}
+
+/// The most bytes an input `.npy` may have: all of tensor memory plus room
+/// for a header.
+const MAX_NPY: u64 = q7_target::memmap::TENSOR_MAX as u64 + (1 << 20);
+
+/// The kernel-argument flags, as (position on the command line, kind).
+fn argument_order(matches: Option<&ArgMatches>, args: &Args) -> Vec<(usize, &'static str)> {
+    let flags = [("inputs", args.inputs.len()), ("numbers", args.numbers.len()), ("scalars", args.scalars.len())];
+    let flags = flags.into_iter().chain([("ints", args.ints.len()), ("doubles", args.doubles.len())]);
     let mut order = Vec::new();
-    let mut raw = std::env::args().skip(1).peekable();
-    while let Some(a) = raw.next() {
-        let flag = a.split('=').next().unwrap_or_default().to_string();
-        if matches!(flag.as_str(), "--in" | "--scalar" | "--int" | "--double") {
-            order.push(flag);
-            if !a.contains('=') {
-                raw.next();
-            }
+    for (id, count) in flags {
+        let positions: Vec<usize> = matches.and_then(|m| m.indices_of(id)).map(|i| i.collect()).unwrap_or_default();
+        // Without matches (a library caller), the kinds' own order.
+        let base = order.len() * 1_000_000;
+        for k in 0..count {
+            order.push((positions.get(k).copied().unwrap_or(base + k), id));
         }
     }
-    // Fall back to the kinds' own order when the process arguments were not
-    // these (a library caller).
-    let counts = (args.inputs.len(), args.scalars.len(), args.ints.len(), args.doubles.len());
-    let seen = |f: &str| order.iter().filter(|o| *o == f).count();
-    if (seen("--in"), seen("--scalar"), seen("--int"), seen("--double")) != counts {
-        order = std::iter::repeat_n("--in".to_string(), counts.0)
-            .chain(std::iter::repeat_n("--scalar".to_string(), counts.1))
-            .chain(std::iter::repeat_n("--int".to_string(), counts.2))
-            .chain(std::iter::repeat_n("--double".to_string(), counts.3))
-            .collect();
-    }
-    let (mut t, mut s, mut i, mut d) = (0, 0, 0, 0);
-    let mut out = Vec::new();
-    for flag in order {
-        match flag.as_str() {
-            "--in" => {
-                let path = &args.inputs[t];
-                t += 1;
-                let bytes = crate::io::read_input(path)?;
-                let array = npy::read(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                let name = path.file_stem().map_or("input".into(), |s| s.to_string_lossy().into_owned());
-                out.push(Arg::Tensor { name, array });
-            }
-            "--scalar" => {
-                out.push(Arg::Scalar(args.scalars[s]));
-                s += 1;
-            }
-            "--int" => {
-                out.push(Arg::Int(args.ints[i]));
-                i += 1;
-            }
-            _ => {
-                out.push(Arg::Double(args.doubles[d]));
-                d += 1;
-            }
-        }
-    }
-    Ok(out)
+    order.sort();
+    order
 }
 
-/// The images of a build: (per-core files in core order, or one file).
-struct Found {
-    files: Vec<PathBuf>,
-    spmd: bool,
-}
-
-const SUFFIXES: [&str; 4] = [".so", ".stripped.so", ".packed.so", ".ucpl"];
-
-/// `NAME_cpuK.so` → (NAME, K, ".so"); `NAME.cpuK.ucpl` likewise.
-fn split_core_name(file: &str) -> Option<(String, u32, &'static str)> {
-    for suffix in SUFFIXES {
-        let Some(stem) = file.strip_suffix(suffix) else { continue };
-        for sep in ["_cpu", ".cpu"] {
-            if let Some(at) = stem.rfind(sep) {
-                if let Ok(k) = stem[at + sep.len()..].parse::<u32>() {
-                    if suffix == ".so" && (stem.ends_with(".stripped") || stem.ends_with(".packed")) {
-                        continue;
-                    }
-                    return Some((stem[..at].to_string(), k, suffix));
-                }
-            }
-        }
-    }
-    None
-}
-
-fn find_images(path: &Path) -> Result<Found> {
-    if path.is_file() {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if let Some((stem, _, suffix)) = split_core_name(&name) {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            let sep = if name.contains(&format!("{stem}_cpu")) { "_cpu" } else { ".cpu" };
-            let files: Vec<PathBuf> = (0..8).map(|k| dir.join(format!("{stem}{sep}{k}{suffix}"))).collect();
-            if files.iter().all(|f| f.is_file()) {
-                return Ok(Found { files, spmd: true });
-            }
-        }
-        return Ok(Found { files: vec![path.to_path_buf()], spmd: false });
-    }
-    let entries: Vec<String> = std::fs::read_dir(path)
-        .with_context(|| format!("{}: cannot read directory", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect();
-    for suffix in SUFFIXES {
-        let cpu0: Vec<&String> =
-            entries.iter().filter(|e| split_core_name(e).is_some_and(|(_, k, s)| k == 0 && s == suffix)).collect();
-        if let Some(first) = cpu0.first() {
-            return find_images(&path.join(first));
-        }
-    }
-    for suffix in [".so", ".stripped.so", ".packed.so", ".ucpl"] {
-        let single: Vec<&String> = entries
-            .iter()
-            .filter(|e| {
-                e.ends_with(suffix) && (suffix != ".so" || !(e.ends_with(".stripped.so") || e.ends_with(".packed.so")))
-            })
-            .collect();
-        match single.as_slice() {
-            [one] => return Ok(Found { files: vec![path.join(one)], spmd: false }),
-            [] => {}
-            many => bail!(
-                "{}: several images ({}); name one",
-                path.display(),
-                many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            ),
-        }
-    }
-    bail!("{}: no op images (NAME_cpu0..7.so / NAME.so / .stripped.so / .packed.so / .ucpl)", path.display())
-}
-
-/// The unstripped `.so` next to a stripped/packed image, for its symbols.
-fn sibling_so(file: &Path) -> Option<PathBuf> {
-    let name = file.file_name()?.to_string_lossy().into_owned();
-    let stem = name.strip_suffix(".stripped.so").or_else(|| name.strip_suffix(".packed.so"))?;
-    let candidate = file.with_file_name(format!("{stem}.so"));
-    candidate.is_file().then_some(candidate)
-}
-
-fn load_images(found: &Found, cores: u32) -> Result<Vec<OpImage>> {
-    let mut images = Vec::new();
-    for (k, file) in found.files.iter().enumerate().take(cores as usize) {
-        let bytes = crate::io::read_input(file)?;
-        let window = if found.spmd {
-            Window::Core(k as u32)
-        } else if bytes.starts_with(b"UCPL ") {
-            let header = q7_pack::prelink::UcplHeader::decode(&bytes).with_context(|| file.display().to_string())?;
-            header.window().unwrap_or(Window::Single)
-        } else {
-            Window::Single
+pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
+    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, &args))?;
+    // Inputs first: the arguments borrow their bytes.
+    let arrays: Vec<Array> = args
+        .inputs
+        .iter()
+        .map(|path| {
+            let bytes = q7_sim::op::read_regular_file(path, MAX_NPY, "a .npy input")?;
+            npy::read(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        })
+        .collect::<Result<_>>()?;
+    let (mut next_in, mut next) = (0, [0usize; 4]);
+    let mut values = Vec::new();
+    for (_, id) in argument_order(matches, &args) {
+        let mut take = |slot: usize| {
+            next[slot] += 1;
+            next[slot] - 1
         };
-        let mut image = OpImage::load(&bytes, window).with_context(|| file.display().to_string())?;
-        if image.symbols.is_empty() {
-            if let Some(so) = sibling_so(file) {
-                image.add_symbols_from_sibling(&crate::io::read_input(&so)?);
+        values.push(match id {
+            "inputs" => {
+                let path = &args.inputs[next_in];
+                let array = &arrays[next_in];
+                next_in += 1;
+                let name = path.file_stem().map_or("input".into(), |s| s.to_string_lossy().into_owned());
+                ArgValue::Tensor(TensorArg::from_array(name, array))
             }
-        }
-        images.push(image);
+            "numbers" => ArgValue::Number(args.numbers[take(0)]),
+            "scalars" => ArgValue::Scalar(args.scalars[take(1)]),
+            "ints" => ArgValue::Int(args.ints[take(2)]),
+            _ => ArgValue::Double(args.doubles[take(3)]),
+        });
     }
-    Ok(images)
-}
-
-pub fn run(args: Args) -> Result<()> {
-    let found = find_images(&args.image)?;
-    let cores = match (args.cores, found.spmd) {
-        (Some(8), false) | (Some(2..=7), false) => bail!(
-            "{}: a single-core image runs on one core; build with --multicore for {} cores",
-            args.image.display(),
-            args.cores.unwrap_or(8)
-        ),
-        (Some(n), _) => n,
-        (None, true) => 8,
-        (None, false) => 1,
-    };
-    let images = load_images(&found, cores)?;
-    let kernel_args = kernel_args(&args)?;
-    let dst = match (&args.dst_shape, &args.dst_dtype) {
-        (None, None) => None,
-        (shape, dtype) => {
-            let first = kernel_args.iter().find_map(|a| match a {
-                Arg::Tensor { array, .. } => Some((array.dtype, array.shape.clone())),
-                _ => None,
-            });
-            let dtype = match dtype {
-                Some(name) => DType::parse_name(name).with_context(|| format!("unknown dtype `{name}`"))?,
-                None => first.as_ref().map_or(DType::F32, |f| f.0),
-            };
-            let shape = shape.clone().or(first.map(|f| f.1)).unwrap_or_default();
-            Some((dtype, shape))
-        }
-    };
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
@@ -277,36 +176,108 @@ pub fn run(args: Args) -> Result<()> {
         trace: args.trace,
         stream_output: !args.json,
         heap_per_core: None,
-        dst,
+        dst: destination(&args, &arrays)?,
         function_index: args.index,
     };
-    let session = op::prepare(images, &args.function, &kernel_args, &options)?;
-    let maps: Vec<String> = (0..cores as usize).map(|c| session.machine.mem.describe_map(c)).collect();
-    let report = session.run();
-    if let (Some(path), Some(output)) = (&args.out, &report.output) {
-        if report.failure(|_| String::new()).is_none() {
-            crate::io::write_output(path, &npy::write(output))?;
-        }
+    let report = library.run(&args.function, &values, &options).map_err(|e| with_hint(e, &args))?;
+    finish(&args, report)
+}
+
+fn destination(args: &Args, arrays: &[Array]) -> Result<Option<Destination>> {
+    if args.dst_shape.is_none() && args.dst_dtype.is_none() {
+        return Ok(None);
+    }
+    let first = arrays.first();
+    let dtype = match &args.dst_dtype {
+        Some(name) => DType::parse_name(name).with_context(|| format!("unknown dtype `{name}`"))?,
+        None => first.map_or(DType::F32, |a| a.dtype),
+    };
+    let shape = args.dst_shape.clone().or(first.map(|a| a.shape.clone())).unwrap_or_default();
+    Ok(Some(Destination { dtype, shape }))
+}
+
+/// The library's message plus the flag that fixes it.
+fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
+    let hint = match &e {
+        OpError::ArgKind { expected, .. } => format!(" (pass it with {})", flag_for(*expected)),
+        OpError::UntypedNumber { .. } => " (say the kind: --scalar, --int or --double)".into(),
+        OpError::NoFunctionTable { .. } => " (pass --index)".into(),
+        OpError::LoneCoreImage { .. } => String::new(),
+        OpError::SingleImageOnCores { .. } => " (build with --multicore for more cores)".into(),
+        OpError::TensorMemory { .. } if args.dst_shape.is_some() => " (check --dst-shape)".into(),
+        _ => String::new(),
+    };
+    anyhow::anyhow!("{e}{hint}")
+}
+
+fn flag_for(kind: ArgKind) -> &'static str {
+    match kind {
+        ArgKind::Tensor => "--in FILE.npy",
+        ArgKind::Scalar => "--scalar or --arg",
+        ArgKind::Int => "--int or --arg",
+        ArgKind::Float => "--double or --arg",
+    }
+}
+
+fn finish(args: &Args, report: OpReport) -> Result<()> {
+    if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
+        let array = Array { dtype: output.dtype, shape: output.shape.clone(), data: output.data.clone() };
+        crate::io::write_output(path, &npy::write(&array))?;
     }
     if args.json {
-        print_json_report(&args, &report)?;
+        crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref() })?;
     } else if args.stats {
         print_stats(&report);
     }
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
     }
-    if let Some(failure) = report.failure(|c| maps[c].clone()) {
-        bail!("{failure}");
+    if let (Some(unwritten), None) = (&report.unwritten_output, &report.failure) {
+        if !args.strict {
+            eprintln!("q7 run: note: {unwritten} (--strict makes this an error)");
+        }
     }
-    let [stray, races, unwritten] = report.finding_counts;
-    if stray + races + unwritten > 0 {
-        bail!("checks failed: {stray} stray stores, {races} racing stores, {unwritten} reads of unwritten output (--no-checks to run without)");
+    if report.console_dropped > 0 {
+        eprintln!(
+            "q7 run: note: {} bytes of console output past the capture limit were dropped",
+            report.console_dropped
+        );
+    }
+    if let Some(failure) = &report.failure {
+        let hint = match failure {
+            Failure::Budget { .. } => "; raise --max-insns".to_string(),
+            Failure::Timeout { .. } => "; raise --timeout".to_string(),
+            Failure::Fault { core, .. } if args.verbose => {
+                format!("\nmemory map of core {core}:\n{}", report.memory_maps[*core])
+            }
+            _ => String::new(),
+        };
+        bail!("{failure}{hint}");
+    }
+    let c = report.finding_counts;
+    if c.total() > 0 {
+        bail!(
+            "checks failed: {} stray stores, {} racing stores, {} reads of unwritten output (--no-checks to run without)",
+            c.stray_stores,
+            c.races,
+            c.unwritten_reads
+        );
+    }
+    if let (Some(unwritten), true) = (&report.unwritten_output, args.strict) {
+        bail!("{unwritten}");
     }
     if args.out.is_some() && report.output.is_none() {
         bail!("the op produced no output tensor");
     }
     Ok(())
+}
+
+/// The report as `--json` prints it.
+#[derive(serde::Serialize)]
+struct JsonReport<'a> {
+    #[serde(flatten)]
+    report: &'a OpReport,
+    output_path: Option<&'a Path>,
 }
 
 fn print_stats(report: &OpReport) {
@@ -325,54 +296,22 @@ fn print_stats(report: &OpReport) {
     );
 }
 
-fn print_json_report(args: &Args, report: &OpReport) -> Result<()> {
-    let end = match report.end {
-        RunEnd::Exited => "exited",
-        RunEnd::Fault(_) => "fault",
-        RunEnd::Budget => "budget",
-        RunEnd::Timeout => "timeout",
-    };
-    let value = serde_json::json!({
-        "function": args.function,
-        "function_index": report.function_index,
-        "cores": report.stats.len(),
-        "end": end,
-        "failure": report.failure(|_| String::new()),
-        "output": report.output.as_ref().map(|o| serde_json::json!({
-            "path": args.out,
-            "dtype": o.dtype.to_string(),
-            "shape": o.shape,
-            "source": report.output_source,
-        })),
-        "stats": report.stats,
-        "wall_seconds": report.wall.as_secs_f64(),
-        "findings": report.findings.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
-        "finding_counts": {
-            "stray_stores": report.finding_counts[0],
-            "races": report.finding_counts[1],
-            "unwritten_reads": report.finding_counts[2],
-        },
-        "stdout": String::from_utf8_lossy(&report.stdout),
-        "stderr": String::from_utf8_lossy(&report.stderr),
-    });
-    crate::io::print_json(&value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn core_names() {
-        assert_eq!(split_core_name("relu_cpu3.so"), Some(("relu".into(), 3, ".so")));
-        assert_eq!(split_core_name("relu_cpu0.stripped.so"), Some(("relu".into(), 0, ".stripped.so")));
-        assert_eq!(split_core_name("relu.cpu7.ucpl"), Some(("relu".into(), 7, ".ucpl")));
-        assert_eq!(split_core_name("relu.so"), None);
+    fn numbers_parse_as_int_when_whole() {
+        assert_eq!(parse_number("3"), Ok(Number::Int(3)));
+        assert_eq!(parse_number("-2"), Ok(Number::Int(-2)));
+        assert_eq!(parse_number("0.5"), Ok(Number::Float(0.5)));
+        assert!(parse_number("x").is_err());
     }
 
     #[test]
-    fn f32_arrays_round_trip() {
-        let a = q7_sim::npy::Array::from_f32(vec![2], &[1.0, -2.0]);
-        assert_eq!(npy::read(&npy::write(&a)).unwrap().to_f32().unwrap(), vec![1.0, -2.0]);
+    fn every_schema_kind_names_a_flag() {
+        for kind in [ArgKind::Tensor, ArgKind::Scalar, ArgKind::Int, ArgKind::Float] {
+            assert!(flag_for(kind).starts_with("--"));
+        }
     }
 }

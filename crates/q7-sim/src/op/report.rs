@@ -1,0 +1,221 @@
+//! What a run produced, as a typed value every front end renders its own
+//! way (`q7 run` as text or `--json`, the Python package as exceptions).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use q7_target::launch::status_meaning;
+use q7_target::DType;
+
+use super::symbols::CodeLocation;
+use crate::machine::RunEnd;
+
+/// Per-core counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct CoreStats {
+    pub core: usize,
+    pub instructions: u64,
+    pub cycles: u64,
+    pub blocks_decoded: u64,
+    pub exit_status: Option<i32>,
+}
+
+/// Findings by kind, including those past the kept list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FindingCounts {
+    pub stray_stores: u64,
+    pub races: u64,
+    pub unwritten_reads: u64,
+}
+
+impl FindingCounts {
+    pub fn total(&self) -> u64 {
+        self.stray_stores + self.races + self.unwritten_reads
+    }
+}
+
+/// How the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every core exited (with any status).
+    Exited,
+    Fault,
+    /// The instruction budget ran out.
+    Budget,
+    Timeout,
+}
+
+impl From<&RunEnd> for Outcome {
+    fn from(end: &RunEnd) -> Outcome {
+        match end {
+            RunEnd::Exited => Outcome::Exited,
+            RunEnd::Fault(_) => Outcome::Fault,
+            RunEnd::Budget => Outcome::Budget,
+            RunEnd::Timeout => Outcome::Timeout,
+        }
+    }
+}
+
+/// A core that was still running when a limit stopped the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RunningCore {
+    pub core: usize,
+    pub pc: u32,
+}
+
+/// The first problem of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Failure {
+    #[error("core {core}: {message}{}", describe_where(location.as_ref(), called_from.as_ref()))]
+    Fault {
+        core: usize,
+        pc: u32,
+        message: String,
+        /// The op code at `pc`, named.
+        location: Option<CodeLocation>,
+        /// For a fault inside q7's firmware (window exception handlers),
+        /// the op code whose exception it was handling.
+        called_from: Option<CodeLocation>,
+    },
+    #[error("instruction budget of {max_insns} exhausted ({})", where_cores_are(running))]
+    Budget { max_insns: u64, running: Vec<RunningCore> },
+    #[error(
+        "wall-clock limit of {seconds:.1} s reached after {instructions} instructions ({})",
+        where_cores_are(running)
+    )]
+    Timeout { seconds: f64, instructions: u64, running: Vec<RunningCore> },
+    #[error("core {core} exited with status {status} ({meaning})")]
+    ExitStatus { core: usize, status: i32, meaning: &'static str },
+}
+
+fn describe_where(location: Option<&CodeLocation>, called_from: Option<&CodeLocation>) -> String {
+    match (location, called_from) {
+        (_, Some(from)) => format!(", in q7's window-exception firmware handling {from}"),
+        (Some(at), None) if at.function.is_some() || at.source.is_some() => format!(", in {at}"),
+        _ => String::new(),
+    }
+}
+
+fn where_cores_are(running: &[RunningCore]) -> String {
+    let list: Vec<String> = running.iter().map(|r| format!("core {} at pc {:#010x}", r.core, r.pc)).collect();
+    list.join(", ")
+}
+
+impl Failure {
+    pub fn exit_status(core: usize, status: i32) -> Failure {
+        Failure::ExitStatus { core, status, meaning: status_meaning(status) }
+    }
+}
+
+/// Where the output tensor came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputSource {
+    /// Core 0 returned a tensor other than the destination.
+    ReturnedTensor,
+    /// The destination tensor (returned, or nothing returned).
+    DestinationTensor,
+}
+
+impl OutputSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OutputSource::ReturnedTensor => "returned tensor",
+            OutputSource::DestinationTensor => "destination tensor",
+        }
+    }
+}
+
+/// The op's result tensor.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputTensor {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub source: OutputSource,
+    /// C-order little-endian elements.
+    #[serde(skip)]
+    pub data: Vec<u8>,
+}
+
+impl OutputTensor {
+    pub fn into_array(self) -> crate::npy::Array {
+        crate::npy::Array { dtype: self.dtype, shape: self.shape, data: self.data }
+    }
+}
+
+/// Output elements no core wrote: a finding that does not fail a run by
+/// itself (an op may mean to leave zeros), but usually a bug in how work is
+/// split between cores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnwrittenOutput {
+    /// How many elements were never written.
+    pub elements: u64,
+    /// Of how many.
+    pub of: usize,
+    /// The first few indices (C order).
+    pub first: Vec<usize>,
+}
+
+impl std::fmt::Display for UnwrittenOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let first: Vec<String> = self.first.iter().map(|i| i.to_string()).collect();
+        let more = if self.elements > self.first.len() as u64 { ", ..." } else { "" };
+        write!(
+            f,
+            "{} of {} output elements were never written (indices {}{more})",
+            self.elements,
+            self.of,
+            first.join(", ")
+        )
+    }
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct OpReport {
+    /// The compute function (`get_func_name`).
+    pub function: String,
+    /// The op's name from its schema, when the image has a schema table.
+    pub op: Option<String>,
+    pub function_index: u32,
+    pub cores: usize,
+    #[serde(rename = "end")]
+    pub outcome: Outcome,
+    pub failure: Option<Failure>,
+    pub output: Option<OutputTensor>,
+    pub stats: Vec<CoreStats>,
+    /// One line each, as many as the checker keeps.
+    pub findings: Vec<String>,
+    pub finding_counts: FindingCounts,
+    /// Output elements nobody wrote (with checks on).
+    pub unwritten_output: Option<UnwrittenOutput>,
+    /// Console output, `[core N] `-prefixed.
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes of console output dropped past the capture limit.
+    pub console_dropped: u64,
+    #[serde(rename = "wall_seconds", serialize_with = "seconds")]
+    pub wall: Duration,
+    /// Each core's memory map, for a fault report (not serialised).
+    #[serde(skip)]
+    pub memory_maps: Vec<String>,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl OpReport {
+    /// Instructions over all cores.
+    pub fn instructions(&self) -> u64 {
+        self.stats.iter().map(|s| s.instructions).sum()
+    }
+
+    /// The run failed or a check found something.
+    pub fn ok(&self) -> bool {
+        self.failure.is_none() && self.finding_counts.total() == 0
+    }
+}

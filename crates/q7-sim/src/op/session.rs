@@ -1,0 +1,304 @@
+//! One launch on the machine: memory regions, images, tensors, the checker,
+//! launch blocks and core state; then the run and what it left behind.
+
+use std::time::Instant;
+
+use q7_target::launch::field;
+use q7_target::memmap::{
+    Window, SHARED_DRAM_BASE, SHARED_DRAM_SIZE, TCM_BASE, TCM_SIZE, TENSOR_BASE, VECTORS_BASE, VECTORS_SIZE,
+};
+
+use super::args::KernelArg;
+use super::launch_block::{self, CoreLaunch, Descriptor};
+use super::placement::{self, Destination, Placement};
+use super::report::{
+    CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
+};
+use super::{lookup, OpError, OpImage, OpOptions};
+use crate::checks::{Allocator, Checker, Owner};
+use crate::config::CoreConfig;
+use crate::core::StackGuard;
+use crate::machine::{CoreState, Machine, RunEnd};
+use crate::mem::{Memory, Perms, RegionKind};
+use crate::output::OutputMode;
+use crate::{firmware, SimError};
+
+/// A loaded machine, ready to run one launch.
+pub struct OpSession {
+    pub machine: Machine,
+    images: Vec<OpImage>,
+    function: String,
+    op: Option<String>,
+    function_index: u32,
+    placement: Placement,
+    dst: Destination,
+    started: Instant,
+}
+
+fn launch_err(e: impl std::fmt::Display) -> OpError {
+    OpError::Sim(SimError::Launch(e.to_string()))
+}
+
+/// Loads `images` (one per core: SPMD windows, or one single-core window),
+/// places the arguments and writes the launch blocks.
+pub(super) fn prepare(
+    images: &[OpImage],
+    function: &str,
+    op: Option<String>,
+    function_index: Option<u32>,
+    args: &[KernelArg],
+    opts: &OpOptions,
+) -> Result<OpSession, OpError> {
+    let started = Instant::now();
+    let cores = images.len();
+    if cores == 0 || cores > 8 {
+        return Err(launch_err(format!("{cores} images: a run takes 1 (single core) or 1..8 (SPMD)")));
+    }
+    if cores > 1 && images.iter().any(|i| i.window == Window::Single) {
+        return Err(launch_err("an image linked for the single fat core runs alone, on one core"));
+    }
+    let first_tensor = args.iter().find_map(|a| match a {
+        KernelArg::Tensor(t) => Some(Destination { dtype: t.dtype, shape: t.shape.clone() }),
+        _ => None,
+    });
+    let dst = opts.dst.clone().or(first_tensor).unwrap_or(Destination { dtype: q7_target::DType::F32, shape: vec![0] });
+    if dst.shape.len() > q7_target::launch::descriptor::MAX_RANK {
+        let max = q7_target::launch::descriptor::MAX_RANK;
+        return Err(OpError::Rank { tensor: "the destination".into(), rank: dst.shape.len(), max });
+    }
+    let placement = placement::place(args, &dst, cores, opts.heap_per_core)?;
+
+    // Memory and images.
+    let mut mem = Memory::new(cores);
+    mem.add_region("iram0 vectors (q7 firmware)", RegionKind::Vectors, VECTORS_BASE, VECTORS_SIZE, Perms::RX, None);
+    mem.host_write(VECTORS_BASE, &firmware::vector_block()).map_err(launch_err)?;
+    mem.add_region("shared DRAM", RegionKind::SharedDram, SHARED_DRAM_BASE, SHARED_DRAM_SIZE, Perms::RW, None);
+    for (i, img) in images.iter().enumerate() {
+        let w = img.window;
+        let name = match w {
+            Window::Core(k) if k as usize != i => {
+                return Err(launch_err(format!("image {i} is bound to window cpu{k}, not cpu{i}")));
+            }
+            Window::Core(k) => format!("core {k} window"),
+            Window::Single => "single-core window".into(),
+        };
+        mem.add_region(name, RegionKind::Window { core: i }, w.base(), w.size(), Perms::RWX, Some(&[i]));
+        mem.add_region(format!("core {i} TCM"), RegionKind::Tcm { core: i }, TCM_BASE, TCM_SIZE, Perms::RW, Some(&[i]));
+        mem.host_write_for(i, img.base, &img.bytes).map_err(launch_err)?;
+    }
+    let tensor_region =
+        mem.add_region("tensor memory", RegionKind::Tensor, TENSOR_BASE, placement.tensor_size, Perms::RW, None);
+    let tensors = || args.iter().filter_map(|a| if let KernelArg::Tensor(t) = a { Some(*t) } else { None });
+    for (t, &addr) in tensors().zip(&placement.inputs) {
+        mem.host_write(addr, t.data).map_err(launch_err)?;
+    }
+
+    let config = CoreConfig::vision_q7();
+    let output = OutputMode { prefix: true, stream: opts.stream_output };
+    let mut machine = Machine::new(mem, &config, cores, output);
+    machine.limits = opts.limits.clone();
+
+    let function_index = match function_index {
+        Some(i) => i,
+        None => lookup::resolve_function(&mut machine, &images[0], function)?,
+    };
+
+    if opts.checks {
+        let mut checker = Checker::new(cores, TENSOR_BASE, placement.tensor_size, TCM_BASE, TCM_SIZE);
+        for (t, &addr) in tensors().zip(&placement.inputs) {
+            let owner = Owner::HostTensor { name: t.name.clone(), elem_size: t.dtype.size() as u32, output: false };
+            checker.add_live(addr, t.data.len() as u32, owner, true);
+        }
+        let owner = Owner::HostTensor { name: "dst".into(), elem_size: dst.dtype.size() as u32, output: true };
+        checker.add_live(placement.dst, placement.dst_bytes, owner, false);
+        for (core, img) in images.iter().enumerate() {
+            match img.symbol("q7_arena_alloc").zip(img.symbol("q7_arena_free")) {
+                Some((alloc, free)) => {
+                    checker.set_allocator(core, Allocator { alloc, free, init: img.symbol("q7_arena_init") })
+                }
+                None => {
+                    let slice = placement.heap_base + placement.heap_per_core * core as u32;
+                    checker.add_live(slice, placement.heap_per_core, Owner::Block { core, tcm: false }, true);
+                    checker.add_tcm_live(core, TCM_BASE, TCM_SIZE);
+                }
+            }
+        }
+        machine.mem.watch_region(tensor_region);
+        for i in 0..machine.mem.regions.len() {
+            if matches!(machine.mem.regions[i].kind, RegionKind::Tcm { .. }) {
+                machine.mem.watch_region(i);
+            }
+        }
+        for (i, core) in machine.cores.iter_mut().enumerate() {
+            for pc in checker.hook_addresses(i) {
+                core.add_hook(pc);
+            }
+        }
+        machine.mem.checker = Some(checker);
+    }
+
+    for (i, img) in images.iter().enumerate() {
+        let at = CoreLaunch { core: i, cores, base: img.launch_block() };
+        let page = launch_block::page(&at, function_index, args, &placement, &dst)?;
+        machine.mem.host_write_for(i, at.base, &page).map_err(launch_err)?;
+        let core = &mut machine.cores[i];
+        core.reset();
+        core.trace = opts.trace;
+        core.cpu.pc = img.entry;
+        core.cpu.stack_guard = Some(StackGuard { window_base: img.window.base(), floor: img.end() });
+    }
+    Ok(OpSession {
+        machine,
+        images: images.to_vec(),
+        function: function.to_string(),
+        op,
+        function_index,
+        placement,
+        dst,
+        started,
+    })
+}
+
+impl OpSession {
+    /// Runs all cores and collects the output.
+    pub fn run(mut self) -> Result<OpReport, OpError> {
+        let end = self.machine.run();
+        self.machine.output.flush();
+        let states = self.machine.states.clone();
+        let (output, output_addr) = self.collect_output().unzip();
+        let unwritten_output = self.unwritten(output.as_ref(), output_addr.flatten());
+        let cores = self.machine.cores.len();
+        let stats: Vec<CoreStats> = (0..cores)
+            .map(|i| {
+                let core = &self.machine.cores[i];
+                CoreStats {
+                    core: i,
+                    instructions: core.cpu.insns,
+                    cycles: core.cpu.cycles,
+                    blocks_decoded: core.blocks_built(),
+                    exit_status: match states[i] {
+                        CoreState::Exited(code) => Some(code),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
+        let (findings, counts) = match self.machine.mem.checker.take() {
+            Some(c) => (c.findings.iter().map(|f| f.to_string()).collect(), c.counts),
+            None => (Vec::new(), [0; 3]),
+        };
+        let running: Vec<RunningCore> = states
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == CoreState::Running)
+            .map(|(core, _)| RunningCore { core, pc: self.machine.cores[core].cpu.pc })
+            .collect();
+        let instructions = stats.iter().map(|s| s.instructions).sum();
+        let limits = &self.machine.limits;
+        let failure = match &end {
+            RunEnd::Fault(core) => match &states[*core] {
+                CoreState::Stopped(stop) => {
+                    let (pc, cpu) = (stop.pc(), &self.machine.cores[*core].cpu);
+                    let image = &self.images[*core];
+                    let in_firmware = pc.wrapping_sub(VECTORS_BASE) < VECTORS_SIZE;
+                    Some(Failure::Fault {
+                        core: *core,
+                        pc,
+                        message: stop.to_string(),
+                        location: (!in_firmware).then(|| image.locate(pc)),
+                        called_from: in_firmware.then(|| image.locate(cpu.epc1)),
+                    })
+                }
+                _ => None,
+            },
+            RunEnd::Budget => Some(Failure::Budget { max_insns: limits.max_insns, running }),
+            RunEnd::Timeout => Some(Failure::Timeout { seconds: limits.wall.as_secs_f64(), instructions, running }),
+            RunEnd::Exited => None,
+        }
+        .or_else(|| {
+            states.iter().enumerate().find_map(|(core, s)| match s {
+                CoreState::Exited(code) if *code != 0 => Some(Failure::exit_status(core, *code)),
+                _ => None,
+            })
+        });
+        let out = &mut self.machine.output;
+        Ok(OpReport {
+            function: self.function,
+            op: self.op,
+            function_index: self.function_index,
+            cores,
+            outcome: Outcome::from(&end),
+            failure,
+            output,
+            stats,
+            findings,
+            finding_counts: FindingCounts { stray_stores: counts[0], races: counts[1], unwritten_reads: counts[2] },
+            unwritten_output,
+            stdout: String::from_utf8_lossy(&std::mem::take(&mut out.stdout)).into_owned(),
+            stderr: String::from_utf8_lossy(&std::mem::take(&mut out.stderr)).into_owned(),
+            console_dropped: out.dropped,
+            wall: self.started.elapsed(),
+            memory_maps: (0..cores).map(|c| self.machine.mem.describe_map(c)).collect(),
+        })
+    }
+
+    /// How much of the output (when it is contiguous in tensor memory) no
+    /// one wrote.
+    fn unwritten(&self, output: Option<&OutputTensor>, addr: Option<u32>) -> Option<UnwrittenOutput> {
+        let (output, addr) = (output?, addr?);
+        let checker = self.machine.mem.checker.as_ref()?;
+        let numel = output.shape.iter().product::<usize>();
+        let (elements, first) = checker.never_written(addr, numel, output.dtype.size(), 8)?;
+        (elements > 0).then_some(UnwrittenOutput { elements, of: numel, first })
+    }
+
+    /// The tensor core 0 returned, or the destination tensor, and its
+    /// address when it is contiguous.
+    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>)> {
+        let mem = &self.machine.mem;
+        let result = mem.host_read_u32_for(0, self.images[0].launch_block() + field::RESULT).unwrap_or(0);
+        if result != 0 {
+            if let Some((desc, data)) = self.read_tensor(result) {
+                if desc.data != self.placement.dst {
+                    let source = OutputSource::ReturnedTensor;
+                    let addr = desc.is_contiguous().then_some(desc.data);
+                    return Some((OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data }, addr));
+                }
+            }
+        }
+        let data = mem.host_read(self.placement.dst, self.placement.dst_bytes as usize).ok()?.to_vec();
+        let source = OutputSource::DestinationTensor;
+        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data };
+        Some((output, Some(self.placement.dst)))
+    }
+
+    /// The tensor the descriptor at `addr` (as core 0 sees it) describes,
+    /// strided elements gathered into C order.
+    fn read_tensor(&self, addr: u32) -> Option<(Descriptor, Vec<u8>)> {
+        let mem = &self.machine.mem;
+        let size = q7_target::launch::descriptor::SIZE as usize;
+        let desc = Descriptor::decode(mem.host_read_for(0, addr, size).ok()?).ok()?;
+        let numel = desc.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))?;
+        let elem = desc.dtype.size();
+        let bytes = numel.checked_mul(elem).filter(|&b| b <= q7_target::memmap::TENSOR_MAX as usize)?;
+        if desc.is_contiguous() {
+            let data = mem.host_read_for(0, desc.data, bytes).ok()?.to_vec();
+            return Some((desc, data));
+        }
+        let mut out = Vec::with_capacity(bytes);
+        let mut index = vec![0usize; desc.shape.len()];
+        for _ in 0..numel {
+            let offset: i64 = index.iter().zip(&desc.strides).map(|(&i, &s)| i as i64 * s).sum();
+            let at = (i64::from(desc.data) + offset * elem as i64) as u32;
+            out.extend_from_slice(mem.host_read_for(0, at, elem).ok()?);
+            for d in (0..desc.shape.len()).rev() {
+                index[d] += 1;
+                if index[d] < desc.shape[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        Some((desc, out))
+    }
+}

@@ -1,0 +1,112 @@
+//! Names for code addresses of a loaded op: the function and offset from the
+//! image's symbol table, and the source file and line from its DWARF line
+//! table when the op was built with `-g`.
+
+use std::fmt;
+use std::sync::Arc;
+
+use q7_elf::ElfFile;
+
+/// The linked ELF file whose debug sections describe an image, and how far
+/// the image moved from where that file was linked.
+#[derive(Clone, Debug)]
+pub struct DebugElf {
+    pub bytes: Arc<[u8]>,
+    pub delta: u32,
+}
+
+/// A code address, named.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CodeLocation {
+    pub pc: u32,
+    /// The function containing `pc` and the offset into it.
+    pub function: Option<(String, u32)>,
+    /// Source file and line (from a `-g` build).
+    pub source: Option<(String, u32)>,
+}
+
+impl fmt::Display for CodeLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.function {
+            Some((name, offset)) => write!(f, "{name}+{offset:#x}")?,
+            None => write!(f, "{:#010x}", self.pc)?,
+        }
+        if let Some((file, line)) = &self.source {
+            write!(f, " at {file}:{line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The function symbols of an image, sorted by address.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionTable {
+    starts: Vec<(u32, u32, String)>,
+}
+
+impl FunctionTable {
+    /// Adds a function; C++ names are kept demangled.
+    pub fn add(&mut self, address: u32, size: u32, name: &str) {
+        self.starts.push((address, size, demangle(name)));
+    }
+
+    pub fn finish(&mut self) {
+        self.starts.sort();
+        self.starts.dedup_by_key(|s| s.0);
+    }
+
+    /// The function whose symbol is at or below `pc` (and, when the symbol
+    /// has a size, covers it).
+    pub fn containing(&self, pc: u32) -> Option<(&str, u32)> {
+        let at = self.starts.partition_point(|s| s.0 <= pc).checked_sub(1)?;
+        let (start, size, name) = &self.starts[at];
+        let offset = pc - start;
+        (*size == 0 || offset < *size).then_some((name.as_str(), offset))
+    }
+}
+
+/// `_ZL4pokePVii` → `poke(int volatile*, int)`; other names unchanged.
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    cpp_demangle::Symbol::new(name).ok().and_then(|s| s.demangle().ok()).unwrap_or_else(|| name.to_string())
+}
+
+/// The source line of `pc` (an address in the moved image) from the DWARF
+/// line table of `debug`, if it has one covering `pc`.
+pub fn source_line(debug: &DebugElf, pc: u32) -> Option<(String, u32)> {
+    let file = ElfFile::parse(&debug.bytes).ok()?;
+    file.section_by_name(".debug_line")?;
+    let load = |id: gimli::SectionId| -> Result<gimli::EndianSlice<'_, gimli::LittleEndian>, gimli::Error> {
+        let data = file.section_by_name(id.name()).map_or(&[][..], |s| s.data());
+        Ok(gimli::EndianSlice::new(data, gimli::LittleEndian))
+    };
+    let dwarf = gimli::Dwarf::load(load).ok()?;
+    let context = addr2line::Context::from_dwarf(dwarf).ok()?;
+    let probe = u64::from(pc.wrapping_sub(debug.delta));
+    let location = context.find_location(probe).ok()??;
+    let name = location.file?.rsplit('/').next()?.to_string();
+    Some((name, location.line?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_cover_their_sizes() {
+        let mut t = FunctionTable::default();
+        t.add(0x100, 0x20, "a");
+        t.add(0x200, 0, "b");
+        t.add(0x300, 4, "_ZL4pokePVii");
+        t.finish();
+        assert_eq!(t.containing(0x110), Some(("a", 0x10)));
+        assert_eq!(t.containing(0x130), None);
+        assert_eq!(t.containing(0x2ff), Some(("b", 0xff)));
+        assert_eq!(t.containing(0xff), None);
+        assert_eq!(t.containing(0x302), Some(("poke(int volatile*, int)", 2)));
+        let loc = CodeLocation { pc: 0x110, function: Some(("a".into(), 0x10)), source: Some(("op.cpp".into(), 7)) };
+        assert_eq!(loc.to_string(), "a+0x10 at op.cpp:7");
+    }
+}

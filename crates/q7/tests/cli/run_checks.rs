@@ -1,0 +1,191 @@
+//! `q7 run`'s checks and limits: a seeded out-of-bounds store and a seeded
+//! cross-core overlap are reported with the right core and element, reads of
+//! never-written output are flagged, runaway ops stop at the instruction or
+//! wall-clock limit, and malformed inputs end with one-line errors.
+
+use crate::run_support;
+
+use run_support::*;
+
+fn oob_build() -> std::path::PathBuf {
+    build(
+        "oob_op",
+        &[("oob_forward", "oob_forward(Tensor _0, int _1, int _2) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/oob_store.cpp"],
+        true,
+    )
+}
+
+fn misc_build() -> std::path::PathBuf {
+    build(
+        "misc_checks",
+        &[
+            ("spin_forward", "spin_forward(Tensor _0) -> Tensor"),
+            ("peek_forward", "peek_forward(Tensor _0) -> Tensor"),
+            ("scale_forward", "scale_forward(Tensor _0, Scalar _1, float _2, int _3) -> Tensor"),
+        ],
+        &["crates/q7-sim/tests/programs/ops/misc.cpp"],
+        false,
+    )
+}
+
+fn with_input(n: usize) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_f32(dir.path(), "x.npy", &input(n, 11));
+    let path = path.to_str().unwrap().to_string();
+    (dir, path)
+}
+
+#[test]
+fn out_of_bounds_store_names_core_and_element() {
+    let b = oob_build();
+    let (_dir, x) = with_input(1000);
+    for (core, past) in [("5", "3"), ("0", "0")] {
+        let out = q7_run(&[b.to_str().unwrap(), "--fn", "oob_forward", "--in", &x, "--int", core, "--int", past]);
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        let index = 1000 + past.parse::<usize>().unwrap();
+        let expected = format!("element {index} of dst (1000 elements at ");
+        let line = err.lines().find(|l| l.contains("outside every live tensor")).unwrap_or_else(|| panic!("{err}"));
+        assert!(line.starts_with(&format!("q7 run: check: core {core} pc 0x")), "{line}");
+        assert!(line.contains(&expected) && line.contains(&format!("{past} past the end")), "{line}");
+        assert!(err.contains("checks failed: 1 stray stores, 0 racing stores"), "{err}");
+    }
+    // A negative index too: core 7 writes 2 elements before the tensor.
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "oob_forward", "--in", &x, "--int", "7", "--int=-1002"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("core 7 pc") && err.contains("element -2 of dst") && err.contains("8 bytes before its start"),
+        "{err}"
+    );
+}
+
+#[test]
+fn checks_can_be_turned_off() {
+    let b = oob_build();
+    let (_dir, x) = with_input(64);
+    let out =
+        q7_run(&[b.to_str().unwrap(), "--fn", "oob_forward", "--in", &x, "--int", "2", "--int", "1", "--no-checks"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn cross_core_overlap_is_a_race() {
+    let b = build(
+        "race_op",
+        &[("race_forward", "race_forward(Tensor _0, int _1, int _2) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/race.cpp"],
+        true,
+    );
+    let (_dir, x) = with_input(800);
+    // Core 2 also writes element 650, which is core 6's (100 per core).
+    for seed in ["0", "99"] {
+        let out = q7_run(&[
+            b.to_str().unwrap(),
+            "--fn",
+            "race_forward",
+            "--in",
+            &x,
+            "--int",
+            "2",
+            "--int",
+            "650",
+            "--seed",
+            seed,
+        ]);
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        let line = err.lines().find(|l| l.contains("races with")).unwrap_or_else(|| panic!("{err}"));
+        assert!(line.contains("element 650 of dst (800 elements"), "{line}");
+        let pair = (line.contains("core 2 pc") && line.contains("races with core 6"))
+            || (line.contains("core 6 pc") && line.contains("races with core 2"));
+        assert!(pair, "{line}");
+        assert!(err.contains("0 stray stores, 1 racing stores"), "{err}");
+    }
+}
+
+#[test]
+fn reading_unwritten_output_is_flagged() {
+    let b = misc_build();
+    let (_dir, x) = with_input(16);
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "peek_forward", "--in", &x]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("core 0 pc 0x")
+            && err.contains("element 0 of dst (16 elements")
+            && err.contains("nothing has written yet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn runaway_ops_stop_at_the_limits() {
+    let b = misc_build();
+    let (_dir, x) = with_input(16);
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "spin_forward", "--in", &x, "--max-insns", "3000000"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("q7: error: instruction budget of 3000000 exhausted (core 0 at pc 0x"), "{err}");
+    let started = std::time::Instant::now();
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "spin_forward", "--in", &x, "--timeout", "1"]);
+    assert!(started.elapsed().as_secs() < 20);
+    let err = text(&out.stderr);
+    assert!(err.starts_with("q7: error: wall-clock limit of 1.0 s reached after "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn malformed_inputs_give_one_line_errors() {
+    let b = misc_build();
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(16, 1));
+    let x = x.to_str().unwrap();
+    let so = std::fs::read(b.join("misc_checks.so")).unwrap();
+    let packed = std::fs::read(b.join("misc_checks.packed.so")).unwrap();
+    let ucpl_path = dir.path().join("good.ucpl");
+    let prelink = std::process::Command::new(env!("CARGO_BIN_EXE_q7"))
+        .args(["prelink", "--single", "-o"])
+        .arg(&ucpl_path)
+        .arg(b.join("misc_checks.packed.so"))
+        .output()
+        .unwrap();
+    assert!(prelink.status.success());
+    let ucpl = std::fs::read(&ucpl_path).unwrap();
+    let mut bad_crc = ucpl.clone();
+    bad_crc[100] ^= 0x55;
+    let mut wrong_machine = so.clone();
+    wrong_machine[18] = 3; // EM_386
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("junk.so", b"not an image at all".to_vec(), "not an ELF file"),
+        ("short.so", so[..200].to_vec(), "program header"),
+        ("machine.so", wrong_machine, "machine"),
+        ("truncated.packed.so", packed[..packed.len() / 2].to_vec(), "misc"),
+        ("truncated.ucpl", ucpl[..1000].to_vec(), "UCPL image"),
+        ("crc.ucpl", bad_crc, "crc-32"),
+        ("header.ucpl", ucpl[..20].to_vec(), "UCPL image"),
+    ];
+    for (name, bytes, needle) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let out = q7_run(&[path.to_str().unwrap(), "--fn", "scale_forward", "--in", x]);
+        assert!(!out.status.success(), "{name}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.starts_with(&format!("q7: error: {}", path.display())), "{name}: {err}");
+        if needle != "misc" {
+            assert!(err.to_lowercase().contains(&needle.to_lowercase()), "{name}: {err}");
+        }
+    }
+    // A missing function and a bad .npy.
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "nope", "--in", x]);
+    let err = text(&out.stderr);
+    assert!(err.contains("no function `nope`") && err.contains("spin_forward, peek_forward, scale_forward"), "{err}");
+    let junk = dir.path().join("junk.npy");
+    std::fs::write(&junk, b"\x93NUMPY\x01\x00\x10\x00{'descr': '<c8'}").unwrap();
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "scale_forward", "--in", junk.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("junk.npy"), "{err}");
+}

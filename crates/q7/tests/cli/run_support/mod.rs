@@ -1,0 +1,105 @@
+//! Helpers of the `q7 run` tests: building ops with `q7 build`, writing
+//! `.npy` inputs and reading outputs (through q7-sim's codec, which has its
+//! own unit tests), and running `q7 run`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub use q7_sim::npy::{self, Array};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Builds `sources` (relative to the repository root) with the open
+/// toolchain into a directory of this test binary, once per process and name.
+pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore: bool) -> PathBuf {
+    // Tests of one binary run in parallel threads and share builds.
+    static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests").join(name);
+    // The marker records what was built, so a changed test rebuilds (q7
+    // build itself is incremental over the sources).
+    let marker = dir.join(".built");
+    let recipe = format!("{functions:?} {sources:?} {multicore}");
+    if std::fs::read_to_string(&marker).is_ok_and(|m| m == recipe) {
+        return dir;
+    }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
+    cmd.env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"));
+    cmd.args(["build", "--toolchain", "open", "--name", name, "--build-dir"]).arg(&dir);
+    for (function, schema) in functions {
+        cmd.args(["--fn", function, "--schema", schema]);
+    }
+    if multicore {
+        cmd.arg("--multicore");
+    }
+    for src in sources {
+        cmd.arg(root().join(src));
+    }
+    let out = cmd.output().expect("run q7 build");
+    assert!(out.status.success(), "q7 build {name}: {}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&marker, recipe).unwrap();
+    dir
+}
+
+/// A deterministic f32 input of `n` elements in [-100, 100) with the
+/// special values relu must get right at fixed places.
+pub fn input(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut v: Vec<f32> = (0..n)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            -100.0 + 200.0 * ((r >> 40) as f32 / (1u64 << 24) as f32)
+        })
+        .collect();
+    let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE / 4.0, -1e-40, f32::MAX];
+    for (i, s) in specials.iter().enumerate() {
+        if i * 7919 < n {
+            v[i * 7919] = *s;
+        }
+    }
+    v
+}
+
+pub fn write_f32(dir: &Path, name: &str, data: &[f32]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, npy::write(&Array::from_f32(vec![data.len()], data))).unwrap();
+    path
+}
+
+pub fn read_f32(path: &Path) -> Vec<f32> {
+    npy::read(&std::fs::read(path).unwrap()).unwrap().to_f32().expect("float32 output")
+}
+
+/// Runs `q7 run` with `args`.
+pub fn q7_run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_q7")).arg("run").args(args).output().expect("run q7")
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The host reference: `x > 0.0 ? x : 0.0` as the ops write it.
+pub fn relu(x: &[f32]) -> Vec<f32> {
+    x.iter().map(|&v| if f64::from(v) > 0.0 { v } else { 0.0 }).collect()
+}
+
+/// Bit-exact comparison with the first difference in the message.
+pub fn assert_bits_eq(actual: &[f32], expected: &[f32], what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}: length");
+    if let Some(i) = (0..actual.len()).find(|&i| actual[i].to_bits() != expected[i].to_bits()) {
+        panic!(
+            "{what}: element {i} is {} ({:#010x}), expected {} ({:#010x})",
+            actual[i],
+            actual[i].to_bits(),
+            expected[i],
+            expected[i].to_bits()
+        );
+    }
+}
