@@ -110,7 +110,7 @@ class BoundOp:
         nbytes = out.numel() * out.element_size()
         try:
             stdout, stderr, insns, simulated = self.compute.run(
-                self.index, packed, out_dtype, list(out.shape), out.data_ptr(), nbytes, MAX_INSTRUCTIONS
+                self.compute_fn, packed, out_dtype, list(out.shape), out.data_ptr(), nbytes, MAX_INSTRUCTIONS
             )
         except _q7.SimulationError as e:
             message, stdout, stderr = e.args

@@ -70,13 +70,11 @@ def _registered_ops(shape_library):
     return ops
 
 
-def _device_schema(qualified, compute_fn):
-    """torch's schema of the op, as q7 build takes it: named after the compute
-    function, return unnamed ("relu_forward(Tensor _0) -> Tensor")."""
+def _device_schema(qualified):
+    """torch's schema of the op as q7 build takes it: the op's own name, the
+    return unnamed ("my_ops::relu_forward(Tensor _0) -> Tensor")."""
     text = str(torch._C._get_schema(qualified, ""))
-    text = text.split("::", 1)[1] if "::" in text.split("(", 1)[0] else text
-    text = re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
-    return compute_fn + text[text.index("(") :]
+    return re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
 
 
 def _bind_all(ops, compute):
@@ -108,10 +106,10 @@ def load(
     shape_library = _load_shape_library(shape_library)
     ops = _registered_ops(shape_library)
     functions = [fn for _, fn in ops]
-    schemas = [_device_schema(q, fn) for q, fn in ops]
+    schemas = [_device_schema(q) for q, _ in ops]
     if log:
-        for (qualified, _), schema in zip(ops, schemas):
-            log(f"q7: {qualified}: {schema}")
+        for (_, compute_fn), schema in zip(ops, schemas):
+            log(f"q7: op {schema}, compute function {compute_fn}")
 
     compute_name = f"lib{name}customop"
     libraries, toolchain = _q7.build(
@@ -156,7 +154,7 @@ def load(
     if log:
         log(f"q7: wrote {archive} ({', '.join(m for m, _ in members)})")
 
-    _bind_all(ops, _q7.Compute(images))
+    _bind_all(ops, _q7.Compute(archive, images))
     return archive
 
 
@@ -196,7 +194,7 @@ def load_library(path):
         os.replace(tmp, shape_library)
     shape_library = _load_shape_library(shape_library, shape_bytes)
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
-    compute = _q7.Compute([members[m] for m in metadata["compute_libraries"]])
+    compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute)
 
 

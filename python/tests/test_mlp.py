@@ -45,7 +45,7 @@ def test_archive_members_and_metadata(mlp_project):
     assert metadata["compute_libraries"] == ["librelucustomop.so"]
     ops = {op["name"]: op for op in metadata["ops"]}
     assert ops["my_ops::relu_forward"]["schema"] == "my_ops::relu_forward(Tensor _0) -> Tensor _0"
-    assert ops["my_ops::relu_backward"]["device_schema"] == "relu_backward(Tensor _0, Tensor _1) -> Tensor"
+    assert ops["my_ops::relu_backward"]["device_schema"] == "my_ops::relu_backward(Tensor _0, Tensor _1) -> Tensor"
     assert [ops[n]["index"] for n in ("my_ops::relu_forward", "my_ops::relu_backward")] == [0, 1]
     # The members are what they claim: a host ELF64 library and an Xtensa image.
     shape = subprocess.run(["ar", "p", archive, "librelu_shape.so"], check=True, capture_output=True).stdout

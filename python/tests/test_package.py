@@ -36,7 +36,7 @@ def test_verbose_load_shows_the_build_steps(test_ops, tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "q7: shape library" in out
-    assert "q7: q7_test_ops::affine: affine(Tensor _0, float _1, int _2, Scalar _3) -> Tensor" in out
+    assert "q7: op q7_test_ops::affine(Tensor _0, float _1, int _2, Scalar _3) -> Tensor, compute function affine" in out
     assert "clang-22" in out or "xt-clang++" in out  # the compile commands
     assert "q7 build: libq7_test_opscustomop.so" in out
     assert f"q7: wrote {tmp_path}/libq7_test_ops.so" in out

@@ -3,15 +3,14 @@
 //! plain Rust types, so re-pointing q7 at a new op API means editing this
 //! file only.
 
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use q7_build::command::Command;
 use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
-use q7_sim::machine::{RunEnd, RunLimits};
-use q7_sim::npy::Array;
-use q7_sim::op::{self, Arg, OpImage, OpOptions};
+use q7_sim::machine::RunLimits;
+use q7_sim::op::{ArgValue, Destination, OpError, OpImage, OpLibrary, OpOptions, TensorArg};
 use q7_target::memmap::Window;
 use q7_target::DType;
 
@@ -103,130 +102,119 @@ pub enum Input<'a> {
 
 /// The images of one compute library, bound to their windows once.
 pub struct Loaded {
-    images: Vec<OpImage>,
+    library: OpLibrary,
 }
 
 impl Loaded {
-    /// `images`: one linked image (single fat core) or eight (core order).
-    pub fn new(images: &[Vec<u8>]) -> Result<Loaded, String> {
+    /// `images`: one linked image (single fat core) or eight (core order);
+    /// `origin` names them in messages.
+    pub fn new(origin: &str, images: &[Vec<u8>]) -> Result<Loaded, String> {
         let spmd = images.len() > 1;
         let mut bound = Vec::new();
         for (k, bytes) in images.iter().enumerate() {
             let window = if spmd { Window::Core(k as u32) } else { Window::Single };
-            bound.push(OpImage::load(bytes, window).map_err(|e| format!("image {k}: {e}"))?);
+            bound.push(OpImage::load(bytes, window).map_err(|e| format!("{origin}: image {k}: {e}"))?);
         }
-        Ok(Loaded { images: bound })
+        let library = OpLibrary::from_images(Path::new(origin), bound).map_err(|e| e.to_string())?;
+        Ok(Loaded { library })
     }
 
     pub fn cores(&self) -> usize {
-        self.images.len()
+        self.library.images.len()
     }
 }
 
 /// A finished run.
 pub struct RunInfo {
     /// Console output, each line prefixed with its core id.
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
+    pub stdout: String,
+    pub stderr: String,
     pub instructions: u64,
-    /// Wall time of the simulation proper (machine set-up excluded).
+    /// Wall time of the machine's run (set-up of memory and images excluded).
     pub simulated: Duration,
 }
 
 /// Why a run failed: the machine's findings, or a launch problem.
 pub struct Failure {
     pub message: String,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
+    pub stdout: String,
+    pub stderr: String,
 }
 
-/// Runs function `index` of `loaded` on `inputs`; the destination tensor
-/// has `dst`'s dtype and shape; the output's bytes land in `out`, which
-/// must be exactly the output's size.
+/// Runs compute function `function` of `loaded` on `inputs`; the
+/// destination tensor has `dst`'s dtype and shape; the output's bytes land
+/// in `out`, which must be exactly the output's size.
 pub fn run(
     loaded: &Loaded,
-    index: u32,
+    function: &str,
     inputs: &[Input<'_>],
     dst: (DType, Vec<usize>),
     out: &mut [u8],
     max_insns: u64,
 ) -> Result<RunInfo, Failure> {
-    let dst_dtype = dst.0;
-    let launch_failure = |message: String| Failure { message, stdout: Vec::new(), stderr: Vec::new() };
-    // The runner of today owns its tensors; the borrowed-tensor op API
-    // removes this copy.
-    let args: Vec<Arg> = inputs
+    let args: Vec<ArgValue<'_>> = inputs
         .iter()
         .map(|input| match input {
-            Input::Tensor { name, dtype, shape, bytes } => Arg::Tensor {
-                name: name.clone(),
-                array: Array { dtype: *dtype, shape: shape.clone(), data: bytes.to_vec() },
-            },
-            Input::Double(v) => Arg::Double(*v),
-            Input::Int(v) => Arg::Int(*v),
-            Input::Scalar(v) => Arg::Scalar(*v),
+            Input::Tensor { name, dtype, shape, bytes } => {
+                ArgValue::Tensor(TensorArg { name: name.clone(), dtype: *dtype, shape: shape.clone(), data: bytes })
+            }
+            Input::Double(v) => ArgValue::Double(*v),
+            Input::Int(v) => ArgValue::Int(*v),
+            Input::Scalar(v) => ArgValue::Scalar(*v),
         })
         .collect();
+    let dst_dtype = dst.0;
     let options = OpOptions {
         limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
         checks: true,
         trace: false,
         stream_output: false,
         heap_per_core: None,
-        dst: Some(dst),
-        function_index: Some(index),
+        dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
+        function_index: None,
     };
-    let session = op::prepare(loaded.images.clone(), "", &args, &options).map_err(|e| launch_failure(e.to_string()))?;
-    drop(args);
-    let started = std::time::Instant::now();
-    let report = session.run();
+    let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
+    let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
+    let started = Instant::now();
+    let report = session.run().map_err(launch_error)?;
     let simulated = started.elapsed();
-    let fail = |message: String, report: &op::OpReport| Failure {
-        message,
-        stdout: report.stdout.clone(),
-        stderr: report.stderr.clone(),
-    };
-    let mut problems: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
-    if let Some(failure) = report.failure(|_| String::new()) {
-        let failure = failure.trim_end().trim_end_matches(':').trim_end();
-        let failure = failure.rsplit_once("\nmemory map of core").map_or(failure, |(head, _)| head);
-        problems.insert(0, failure.to_string());
+    let fail = |message: String| Failure { message, stdout: report.stdout.clone(), stderr: report.stderr.clone() };
+    let mut problems: Vec<String> = Vec::new();
+    if let Some(failure) = &report.failure {
+        problems.push(failure.to_string());
+    }
+    problems.extend(report.findings.iter().cloned());
+    let counts = report.finding_counts;
+    if counts.total() as usize > report.findings.len() {
+        problems.push(format!(
+            "({} findings in all: {} stray stores, {} races, {} reads of unwritten output)",
+            counts.total(),
+            counts.stray_stores,
+            counts.races,
+            counts.unwritten_reads
+        ));
     }
     if !problems.is_empty() {
-        let [stray, races, unwritten] = report.finding_counts;
-        let total = stray + races + unwritten;
-        if total as usize > report.findings.len() {
-            problems.push(format!(
-                "({total} findings in all: {stray} stray stores, {races} races, {unwritten} reads of unwritten output)"
-            ));
-        }
-        return Err(fail(problems.join("\n"), &report));
-    }
-    if matches!(report.end, RunEnd::Budget | RunEnd::Timeout) {
-        return Err(fail("the run did not finish".into(), &report));
+        return Err(fail(problems.join("\n")));
     }
     let Some(output) = &report.output else {
-        return Err(fail("the op produced no output tensor".into(), &report));
+        return Err(fail("the op produced no output tensor".into()));
     };
     if output.dtype != dst_dtype || output.data.len() != out.len() {
-        return Err(fail(
-            format!(
-                "the op returned {} bytes ({} {} of shape {:?}) but the shape function's tensor is {} bytes of {}",
-                output.data.len(),
-                output.numel(),
-                output.dtype,
-                output.shape,
-                out.len(),
-                dst_dtype
-            ),
-            &report,
-        ));
+        return Err(fail(format!(
+            "the op returned {} bytes ({} of shape {:?}) but the shape function's tensor is {} bytes of {}",
+            output.data.len(),
+            output.dtype,
+            output.shape,
+            out.len(),
+            dst_dtype
+        )));
     }
     out.copy_from_slice(&output.data);
     Ok(RunInfo {
         stdout: report.stdout.clone(),
         stderr: report.stderr.clone(),
-        instructions: report.stats.iter().map(|s| s.instructions).sum(),
+        instructions: report.instructions(),
         simulated,
     })
 }

@@ -91,13 +91,16 @@ fn input<'a>(item: &Bound<'_, PyTuple>) -> PyResult<engine::Input<'a>> {
 
 #[pymethods]
 impl Compute {
-    /// Compute(images): one linked image (single core) or eight (core order).
+    /// Compute(origin, images): `origin` names them in messages; one linked image (single core) or eight (core order).
     #[new]
-    fn new(images: Vec<Vec<u8>>) -> PyResult<Compute> {
+    fn new(origin: String, images: Vec<Vec<u8>>) -> PyResult<Compute> {
         if images.len() != 1 && images.len() != 8 {
-            return Err(PyValueError::new_err(format!("{} images: a compute library has 1 or 8", images.len())));
+            return Err(PyValueError::new_err(format!(
+                "{origin}: {} images; a compute library has 1 or 8",
+                images.len()
+            )));
         }
-        Ok(Compute { loaded: engine::Loaded::new(&images).map_err(PyValueError::new_err)? })
+        Ok(Compute { loaded: engine::Loaded::new(&origin, &images).map_err(PyValueError::new_err)? })
     }
 
     #[getter]
@@ -105,7 +108,7 @@ impl Compute {
         self.loaded.cores()
     }
 
-    /// run(index, args, dst_dtype, dst_shape, out_address, out_nbytes,
+    /// run(function, args, dst_dtype, dst_shape, out_address, out_nbytes,
     /// max_insns) -> (stdout, stderr, instructions, simulated_seconds).
     /// The output's bytes are written to the `out_nbytes` bytes at
     /// `out_address` (a contiguous CPU tensor the caller holds). A finding
@@ -114,7 +117,7 @@ impl Compute {
     fn run<'py>(
         &self,
         py: Python<'py>,
-        index: u32,
+        function: String,
         args: Vec<Bound<'py, PyTuple>>,
         dst_dtype: String,
         dst_shape: Vec<usize>,
@@ -136,18 +139,18 @@ impl Compute {
             unsafe { std::slice::from_raw_parts_mut(out_address as *mut u8, out_nbytes) }
         };
         let outcome =
-            py.allow_threads(|| engine::run(&self.loaded, index, &inputs, (dtype, dst_shape), out, max_insns));
+            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), out, max_insns));
         match outcome {
             Ok(info) => Ok((
-                PyBytes::new(py, &info.stdout),
-                PyBytes::new(py, &info.stderr),
+                PyBytes::new(py, info.stdout.as_bytes()),
+                PyBytes::new(py, info.stderr.as_bytes()),
                 info.instructions,
                 info.simulated.as_secs_f64(),
             )),
             Err(failure) => Err(SimulationError::new_err((
                 failure.message,
-                PyBytes::new(py, &failure.stdout).unbind(),
-                PyBytes::new(py, &failure.stderr).unbind(),
+                PyBytes::new(py, failure.stdout.as_bytes()).unbind(),
+                PyBytes::new(py, failure.stderr.as_bytes()).unbind(),
             ))),
         }
     }
