@@ -1,12 +1,14 @@
 """Calling ops: the CPU kernel q7 gives `torch.ops.<ns>.<op>`.
 
 Per call: the op's own shape function (registered by register.h as
-`<ns>::_q7_shape_<op>`) says the output's shape and dtype; q7 allocates the
-output tensor from it, hands the simulator the addresses of the contiguous
-input tensors and of the output (no files, no Python-level copies) and
-returns the output. The device's get_dst_tensor() is that output tensor.
+`<ns>::_q7_shape_<op>`) says the output's shape and dtype, which is what the
+device's get_dst_tensor() has; q7 hands the simulator the addresses of the
+contiguous input tensors (no files, no Python-level copies: each is copied
+once, into simulated memory) and returns a tensor that views the output
+bytes the simulator handed back (no copy on the Python side).
 """
 
+import ctypes
 import sys
 import time
 
@@ -106,11 +108,9 @@ class BoundOp:
         out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
         if out_dtype is None:
             raise TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
-        out = torch.empty(meta.shape, dtype=meta.dtype)
-        nbytes = out.numel() * out.element_size()
         try:
-            stdout, stderr, insns, simulated = self.compute.run(
-                self.compute_fn, packed, out_dtype, list(out.shape), out.data_ptr(), nbytes, MAX_INSTRUCTIONS
+            output, stdout, stderr, insns, simulated = self.compute.run(
+                self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS
             )
         except _q7.SimulationError as e:
             message, stdout, stderr = e.args
@@ -122,12 +122,23 @@ class BoundOp:
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
         del keep
         _echo(stdout, stderr)
+        out = _as_tensor(output, meta.dtype, meta.shape)
         s = self.stats
         s.calls += 1
         s.instructions += insns
         s.simulated_seconds += simulated
         s.total_seconds += time.perf_counter() - started
         return out
+
+
+def _as_tensor(output, dtype, shape):
+    """A tensor of `dtype` and `shape` over the bytes `output` (a q7 Output)
+    owns, without copying them; the tensor keeps `output` alive."""
+    if output.nbytes == 0:
+        return torch.empty(shape, dtype=dtype)
+    raw = (ctypes.c_char * output.nbytes).from_address(output.address)
+    raw.owner = output  # torch keeps `raw` alive, `raw` keeps the bytes alive
+    return torch.frombuffer(raw, dtype=dtype).view(shape)
 
 
 def _echo(stdout, stderr):

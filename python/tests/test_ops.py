@@ -76,3 +76,17 @@ def test_cores_writing_the_same_element_raise_a_race(test_ops_8):
     message = str(caught.value)
     assert "q7_test_ops::write_everywhere (compute function write_everywhere, 8 cores)" in message
     assert "races with core" in message and "element 0 of dst" in message
+
+
+def test_output_views_bytes_that_live_as_long_as_the_tensor(test_ops):
+    import gc
+
+    x = torch.arange(1000, dtype=torch.int32)
+    y = torch.ops.q7_test_ops.copy_bytes(x)
+    gc.collect()
+    for _ in range(20):  # churn the allocator: freed bytes would be reused
+        torch.ops.q7_test_ops.copy_bytes(torch.full((1000,), -1, dtype=torch.int32))
+    gc.collect()
+    assert torch.equal(y, x)
+    y += 1  # an ordinary, writable tensor
+    assert torch.equal(y, x + 1)

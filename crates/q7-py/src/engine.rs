@@ -126,6 +126,8 @@ impl Loaded {
 
 /// A finished run.
 pub struct RunInfo {
+    /// The output tensor's bytes (C order), moved out of the report.
+    pub output: Vec<u8>,
     /// Console output, each line prefixed with its core id.
     pub stdout: String,
     pub stderr: String,
@@ -142,14 +144,12 @@ pub struct Failure {
 }
 
 /// Runs compute function `function` of `loaded` on `inputs`; the
-/// destination tensor has `dst`'s dtype and shape; the output's bytes land
-/// in `out`, which must be exactly the output's size.
+/// destination tensor (and the output) has `dst`'s dtype and shape.
 pub fn run(
     loaded: &Loaded,
     function: &str,
     inputs: &[Input<'_>],
     dst: (DType, Vec<usize>),
-    out: &mut [u8],
     max_insns: u64,
 ) -> Result<RunInfo, Failure> {
     let args: Vec<ArgValue<'_>> = inputs
@@ -164,6 +164,7 @@ pub fn run(
         })
         .collect();
     let dst_dtype = dst.0;
+    let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
     let options = OpOptions {
         limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
         checks: true,
@@ -176,7 +177,7 @@ pub fn run(
     let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
     let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
     let started = Instant::now();
-    let report = session.run().map_err(launch_error)?;
+    let mut report = session.run().map_err(launch_error)?;
     let simulated = started.elapsed();
     let fail = |message: String| Failure { message, stdout: report.stdout.clone(), stderr: report.stderr.clone() };
     let mut problems: Vec<String> = Vec::new();
@@ -197,21 +198,21 @@ pub fn run(
     if !problems.is_empty() {
         return Err(fail(problems.join("\n")));
     }
-    let Some(output) = &report.output else {
+    let Some(output) = report.output.take() else {
         return Err(fail("the op produced no output tensor".into()));
     };
-    if output.dtype != dst_dtype || output.data.len() != out.len() {
+    if output.dtype != dst_dtype || output.data.len() != dst_bytes {
         return Err(fail(format!(
             "the op returned {} bytes ({} of shape {:?}) but the shape function's tensor is {} bytes of {}",
             output.data.len(),
             output.dtype,
             output.shape,
-            out.len(),
+            dst_bytes,
             dst_dtype
         )));
     }
-    out.copy_from_slice(&output.data);
     Ok(RunInfo {
+        output: output.data,
         stdout: report.stdout.clone(),
         stderr: report.stderr.clone(),
         instructions: report.instructions(),

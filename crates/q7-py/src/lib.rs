@@ -1,7 +1,9 @@
 //! `q7._q7`: the Rust half of the `q7` Python package. It builds compute
-//! sources and runs them in the simulator, in-process. Tensors cross as
-//! (address, length) pairs of contiguous CPU buffers the Python side owns
-//! and keeps alive for the duration of the call; see python/q7/_runtime.py.
+//! sources and runs them in the simulator, in-process. Input tensors cross
+//! as (address, length) pairs of contiguous CPU buffers the Python side owns
+//! and keeps alive for the duration of the call; the output comes back as an
+//! `Output` that owns its bytes, which Python wraps in a tensor without
+//! copying (python/q7/_runtime.py).
 
 mod engine;
 
@@ -44,6 +46,26 @@ fn build(
         }
     };
     py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(BuildError::new_err)
+}
+
+/// An op's output bytes, owned here until the tensor viewing them dies.
+#[pyclass(frozen)]
+struct Output {
+    data: Vec<u8>,
+}
+
+#[pymethods]
+impl Output {
+    /// Address of the first byte (stable: the bytes never move or change size).
+    #[getter]
+    fn address(&self) -> usize {
+        self.data.as_ptr() as usize
+    }
+
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.data.len()
+    }
 }
 
 /// The images of one compute library, loaded once and run many times.
@@ -108,11 +130,10 @@ impl Compute {
         self.loaded.cores()
     }
 
-    /// run(function, args, dst_dtype, dst_shape, out_address, out_nbytes,
-    /// max_insns) -> (stdout, stderr, instructions, simulated_seconds).
-    /// The output's bytes are written to the `out_nbytes` bytes at
-    /// `out_address` (a contiguous CPU tensor the caller holds). A finding
-    /// raises SimulationError(message, stdout, stderr).
+    /// run(function, args, dst_dtype, dst_shape, max_insns) -> (output,
+    /// stdout, stderr, instructions, simulated_seconds). The output has the
+    /// destination's dtype and shape. A finding raises
+    /// SimulationError(message, stdout, stderr).
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -121,27 +142,18 @@ impl Compute {
         args: Vec<Bound<'py, PyTuple>>,
         dst_dtype: String,
         dst_shape: Vec<usize>,
-        out_address: usize,
-        out_nbytes: usize,
         max_insns: u64,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64)> {
+    ) -> PyResult<(Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64)> {
         let inputs = args.iter().map(input).collect::<PyResult<Vec<_>>>()?;
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
             ))
         })?;
-        let out: &mut [u8] = if out_nbytes == 0 {
-            &mut []
-        } else {
-            // SAFETY: as for the inputs; the output tensor is freshly
-            // allocated by the caller, so it aliases none of them.
-            unsafe { std::slice::from_raw_parts_mut(out_address as *mut u8, out_nbytes) }
-        };
-        let outcome =
-            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), out, max_insns));
+        let outcome = py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns));
         match outcome {
             Ok(info) => Ok((
+                Output { data: info.output },
                 PyBytes::new(py, info.stdout.as_bytes()),
                 PyBytes::new(py, info.stderr.as_bytes()),
                 info.instructions,
@@ -160,6 +172,7 @@ impl Compute {
 fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_class::<Compute>()?;
+    m.add_class::<Output>()?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("BuildError", m.py().get_type::<BuildError>())?;
     Ok(())
