@@ -68,6 +68,10 @@ impl Output {
     }
 }
 
+/// What `Compute.run` returns: (output, stdout, stderr, instructions,
+/// simulated seconds).
+type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64);
+
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
 struct Compute {
@@ -143,7 +147,7 @@ impl Compute {
         dst_dtype: String,
         dst_shape: Vec<usize>,
         max_insns: u64,
-    ) -> PyResult<(Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64)> {
+    ) -> PyResult<RunResult<'py>> {
         let inputs = args.iter().map(input).collect::<PyResult<Vec<_>>>()?;
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
             PyValueError::new_err(format!(
