@@ -55,21 +55,20 @@ def stats(op=None):
 
 
 class BoundOp:
-    """One op bound to function `index` of a loaded compute library."""
+    """One op ("ns::op") bound to its compute function in a loaded compute library."""
 
-    def __init__(self, qualified, compute_fn, index, compute, shape_op):
+    def __init__(self, qualified, compute_fn, compute, shape_op):
         self.qualified = qualified
         self.compute_fn = compute_fn
-        self.index = index
         self.compute = compute
         self.shape_op = shape_op
-        ns, name = qualified.split("::", 1)
         schema = torch._C._get_schema(qualified, "")
         self.arguments = [(a.name, str(a.type)) for a in schema.arguments]
         self.stats = _STATS.setdefault(qualified, OpStats())
 
     def _where(self):
-        return f"{self.qualified} (compute function {self.compute_fn}, {self.compute.cores} core{'s' if self.compute.cores > 1 else ''})"
+        cores = self.compute.cores
+        return f"{self.qualified} (compute function {self.compute_fn}, {cores} core{'s' if cores > 1 else ''})"
 
     def _marshal(self, args):
         if len(args) != len(self.arguments):
@@ -107,7 +106,9 @@ class BoundOp:
         meta = self.shape_op(*args)
         out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
         if out_dtype is None:
-            raise TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
+            raise TypeError(
+                f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
+            )
         try:
             output, stdout, stderr, insns, simulated = self.compute.run(
                 self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS

@@ -78,10 +78,43 @@ def _device_schema(qualified):
 
 
 def _bind_all(ops, compute):
-    for index, (qualified, compute_fn) in enumerate(ops):
+    for qualified, compute_fn in ops:
         ns, op = qualified.split("::", 1)
         shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
-        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, index, compute, shape_op))
+        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape_op))
+
+
+def _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain):
+    """lib<name>.so: the shape library, the compute images, metadata.json."""
+    shape_member = f"lib{name}_shape.so"
+    metadata = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": name,
+        "multicore": len(libraries) > 1,
+        "cores": len(libraries),
+        "toolchain": toolchain,
+        "torch_version": torch.__version__,
+        "shape_library": shape_member,
+        "compute_libraries": [os.path.basename(p) for p in libraries],
+        "ops": [
+            {
+                "name": qualified,
+                "compute_function": compute_fn,
+                "index": index,
+                "schema": str(torch._C._get_schema(qualified, "")),
+                "device_schema": schema,
+            }
+            for index, ((qualified, compute_fn), schema) in enumerate(zip(ops, schemas))
+        ],
+    }
+    with open(shape_library, "rb") as f:
+        members = [(shape_member, f.read())]
+    members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
+    members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
+    archive = os.path.join(build_directory, f"lib{name}.so")
+    _archive.write(archive, members)
+    return archive
 
 
 def load(
@@ -124,42 +157,16 @@ def load(
         log,
     )
     libraries = [str(p) for p in libraries]
-    shape_member = f"lib{name}_shape.so"
-    metadata = {
-        "format": FORMAT,
-        "version": VERSION,
-        "name": name,
-        "multicore": bool(multicore),
-        "cores": len(libraries),
-        "toolchain": toolchain,
-        "torch_version": torch.__version__,
-        "shape_library": shape_member,
-        "compute_libraries": [os.path.basename(p) for p in libraries],
-        "ops": [
-            {"name": q, "compute_function": fn, "index": i, "schema": str(torch._C._get_schema(q, "")),
-             "device_schema": s}
-            for i, ((q, fn), s) in enumerate(zip(ops, schemas))
-        ],
-    }
     images = []
     for path in libraries:
         with open(path, "rb") as f:
             images.append(f.read())
-    with open(shape_library, "rb") as f:
-        members = [(shape_member, f.read())]
-    members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
-    members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
-    archive = os.path.join(build_directory, f"lib{name}.so")
-    _archive.write(archive, members)
+    archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain)
     if log:
-        log(f"q7: wrote {archive} ({', '.join(m for m, _ in members)})")
+        log(f"q7: wrote {archive}")
 
     _bind_all(ops, _q7.Compute(archive, images))
     return archive
-
-
-def _extract_dir():
-    return os.path.join(_shape.cache_root(), "loaded")
 
 
 def load_library(path):
@@ -173,6 +180,9 @@ def load_library(path):
         raise ValueError(f"{path}: {METADATA}: {e}") from None
     if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
         raise ValueError(f"{path}: {METADATA} is not {FORMAT} version {VERSION}")
+    absent = [k for k in ("shape_library", "compute_libraries", "ops") if k not in metadata]
+    if absent:
+        raise ValueError(f"{path}: {METADATA} lacks {', '.join(absent)}")
     wanted = [metadata["shape_library"]] + list(metadata["compute_libraries"])
     missing = [m for m in wanted if m not in members]
     if missing:
@@ -182,7 +192,7 @@ def load_library(path):
     # contents name it, so a second load of the same archive is the same file.
     shape_bytes = members[metadata["shape_library"]]
     digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
-    directory = os.path.join(_extract_dir(), digest)
+    directory = os.path.join(_shape.cache_root(), "loaded", digest)
     shape_library = os.path.join(directory, metadata["shape_library"])
     if hashlib.sha256(shape_bytes).hexdigest() in _LOADED_SHAPES:
         pass
