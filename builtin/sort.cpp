@@ -1,5 +1,5 @@
 // The builtin op library: SORT and TopK on the eight GPSIMD cores, built like
-// the vendor's libbuiltincustomop_cpu{0..7}.stripped.so (seed 002) with the
+// the vendor's libbuiltincustomop_cpu{0..7}.stripped.so (docs/FACTS.md) with the
 // open SDK. See README.md in this folder for the algorithm and the barrier
 // protocol; the comments here say what each piece does.
 //

@@ -60,13 +60,14 @@ raw() {
 }
 
 # --- q7 pack vs the binutils packaging recipe --------------------------------
-if run pack -p q7-pack; then
+# The whole-process row runs the release q7 binary, so build it first.
+if cargo build --release -q -p q7 && run pack -p q7-pack; then
   n=0
   while IFS= read -r l; do
-    re='^(.+) \(([0-9]+) bytes\): q7 pack: ([0-9.]+ [^ ]*s) .*binutils recipe: ([0-9.]+ [^ ]*s) .*ratio ([0-9.]+)'
+    re='^(.+) \(([0-9]+) bytes\): q7 pack([a-z ]*): ([0-9.]+ [^ ]*s) .*binutils recipe: ([0-9.]+ [^ ]*s) .*ratio ([0-9.]+)'
     if [[ $l =~ $re ]]; then
-      row "pack ${BASH_REMATCH[1]} (${BASH_REMATCH[2]} B)" "${BASH_REMATCH[3]/µ/u}" \
-        "binutils recipe ${BASH_REMATCH[4]}" "${BASH_REMATCH[5]}"
+      row "pack${BASH_REMATCH[3]} ${BASH_REMATCH[1]} (${BASH_REMATCH[2]} B)" "${BASH_REMATCH[4]/µ/u}" \
+        "binutils recipe ${BASH_REMATCH[5]}" "${BASH_REMATCH[6]}"
       n=$((n + 1))
     fi
   done <"$LOGS/pack.out"

@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
         section: None,
         range: (selector & 16 != 0).then_some(AddrRange { start, end: start + 0x100 }),
         base: (selector & 32 != 0 && !data.starts_with(b"\x7fELF")).then_some(0x8400_0000),
+        empty_ok: selector & 64 != 0,
     };
     if let Ok(listing) = Disassembly::prepare(data, &options) {
         listing.write_text(std::io::sink(), "fuzz").unwrap();

@@ -1,4 +1,4 @@
-//! The confidence vocabulary of the reverse-engineering seeds (seed 003 §2 g),
+//! The evidence vocabulary of the reverse-engineering study (docs/FACTS.md, "Evidence vocabulary"),
 //! as a value every report can attach to every fact it states, so a reader can
 //! audit a report claim by claim.
 

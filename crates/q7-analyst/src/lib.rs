@@ -1,16 +1,18 @@
-//! `q7-analyst`: the analyst kit of seed 003 — tools that turn a claim about
+//! `q7-analyst`: the analyst kit of docs/FACTS.md, "Analyst methods" — tools that turn a claim about
 //! a shipped artifact into an auditable fact:
 //!
 //! * [`struct_layout`]: `sizeof`/`offsetof` of header structs, measured by
 //!   compiling and running a probe, and the header's own size assertions
-//!   re-checked against the measurement (seed 003 §2 c);
+//!   re-checked against the measurement ("Compile-verified struct layouts");
 //! * [`core_config`]: Tensilica core descriptions (`*-params`, `core-isa.h`)
-//!   normalised and cross-validated source against source (§2 f);
+//!   normalised and cross-validated source against source ("Core-config cross-validation");
 //! * [`oracle`]: a leaf of a host library executed on an input grid in a
-//!   separate process and compared with a reference expression (§3–§4);
-//! * [`diff`]: two images compared by hash, then section by section (§2 e).
+//!   separate process and compared with a reference expression ("Value oracle");
+//! * [`diff`]: two images compared by hash, then section by section ("Cross-generation diff").
 //!
-//! Every fact carries an [`Evidence`] tag (§2 g).
+//! Every fact carries an [`Evidence`] tag (docs/FACTS.md, "Evidence vocabulary").
+// Unsafe code only where a module allows it (and says why).
+#![deny(unsafe_code)]
 
 pub mod core_config;
 pub mod diff;

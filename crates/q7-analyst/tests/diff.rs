@@ -4,13 +4,12 @@
 
 use std::cell::RefCell;
 use std::ops::Range;
-use std::path::PathBuf;
 
 use q7_analyst::diff::{diff, CodeDecoder, Input, NoDecoder, SectionStatus};
 use q7_analyst::EvidenceKind;
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin").join(name);
+    let path = q7_testkit::fixtures().join("bin").join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -9,7 +9,7 @@ use q7_build::driver::{build, BuildRequest, Quiet, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
 
 fn request(dir: &Path, jobs: usize) -> BuildRequest {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = q7_testkit::repo_root();
     BuildRequest {
         name: "librelu".into(),
         functions: vec!["relu_forward".into()],

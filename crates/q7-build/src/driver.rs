@@ -1,4 +1,4 @@
-//! `q7 build`: the phases of `build_custom_op.compile()` (seed 000 §1), in
+//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases"), in
 //! order — tool check, compile the op's sources, generate `wrapper.cpp`,
 //! compile it, link once (single LSP) or eight times (`<name>_cpuN`), then
 //! strip + pack unless the caller's cflags hold `-g`.
@@ -151,10 +151,7 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
     if std::fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(false);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    }
-    q7_elf::write::write_file_atomic(path, bytes).map_err(io_err(path))?;
+    q7_target::fs::write_atomic(path, bytes).map_err(io_err(path))?;
     Ok(true)
 }
 
@@ -330,8 +327,8 @@ fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn
         let input = std::fs::read(lib).map_err(io_err(lib))?;
         let out = q7_pack::pack(&input, &q7_pack::PackOptions::default(), &mut std::io::sink())
             .map_err(|e| pack_err(e.to_string()))?;
-        q7_elf::write::write_file_atomic(stripped, &out.stripped).map_err(io_err(stripped))?;
-        q7_elf::write::write_file_atomic(packed, &out.packed).map_err(io_err(packed))
+        q7_target::fs::write_atomic(stripped, &out.stripped).map_err(io_err(stripped))?;
+        q7_target::fs::write_atomic(packed, &out.packed).map_err(io_err(packed))
     })
 }
 

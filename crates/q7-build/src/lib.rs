@@ -1,6 +1,7 @@
 //! `q7-build`: everything `q7 build` needs to turn op sources into linked,
 //! packed per-core images: schemas, wrapper codegen, linker support
 //! packages, toolchain profiles and the build driver.
+#![forbid(unsafe_code)]
 
 pub mod command;
 pub mod driver;

@@ -1,9 +1,9 @@
 //! Linker support packages: one directory per window (`lsp_fll_load_cpu0..7`,
 //! `lsp_fll_load_cpu_single`), each with the gcc `specs` stub and the GNU ld
-//! scripts `ldscripts/elf32xtensa.{x,xbn,xn,xr,xu}` (seed 000 §6).
+//! scripts `ldscripts/elf32xtensa.{x,xbn,xn,xr,xu}` (docs/FORMATS.md, "LSP layout").
 //!
 //! The executable script places everything in the core's SRAM window in the
-//! seed's section order and emits exactly two `PT_LOAD` segments: the image
+//! vendor's section order and emits exactly two `PT_LOAD` segments: the image
 //! (text through data) and `.bss`. The constructor tables carry their own
 //! `-1` head sentinel and `0` terminator because the open profile links no
 //! `crtbegin.o`/`crtend.o`.
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use q7_target::memmap::{Window, VECTORS_BASE, VECTORS_SIZE};
 
-/// The gcc spec strings, identical in all nine LSPs (seed 000 §6).
+/// The gcc spec strings, identical in all nine LSPs (docs/FORMATS.md, "LSP layout").
 pub const SPECS: &str = "\
 *startfile:
 crti%O%s crtbegin%O%s

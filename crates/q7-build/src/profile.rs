@@ -1,7 +1,7 @@
-//! Toolchain profiles (DESIGN.md §2): how each build phase becomes commands.
+//! Toolchain profiles (docs/PLATFORM.md): how each build phase becomes commands.
 //!
 //! * `xtensa-tools`: the vendor's `xt-clang++` and `xt-pkg-loadlib`, with the
-//!   argv of seed 000 §3, §5 and §7 exactly (flag bundles, include order,
+//!   argv of docs/PLATFORM.md, "Vendor build driver", exactly (flag bundles, include order,
 //!   library order, `-mlsp=` per core) and the same environment knobs.
 //! * `open`: clang-22 for Xtensa (windowed ABI) through assembly and
 //!   `llvm-mc-22`, GNU `xtensa-lx106-elf-ld -q` with q7's LSP scripts, and
@@ -63,8 +63,8 @@ pub const DEFAULT_LICENSE: &str = "/opt/aws/neuron/gpsimd/tools/licenses/amzn_vq
 pub const VENDOR_COMPILER: &str = "xt-clang++";
 pub const VENDOR_PACKER: &str = "xt-pkg-loadlib";
 
-/// `LINK_OPT` of seed 000 §5 without the core flags: the part of `CC_OPT`
-/// that compile and link share, in the seed's order.
+/// `LINK_OPT` (docs/PLATFORM.md, "Link command") without the core flags: the part of `CC_OPT`
+/// that compile and link share, in the vendor's order.
 const VENDOR_LINK_OPT: [&str; 9] = [
     "-g",
     "-std=c++14",
@@ -77,10 +77,10 @@ const VENDOR_LINK_OPT: [&str; 9] = [
     "-mcoproc",
 ];
 
-/// What `CC_OPT` adds for compiles (seed 000 §3), right after `LINK_OPT`'s part.
+/// What `CC_OPT` adds for compiles (docs/PLATFORM.md, "Compile command"), right after `LINK_OPT`'s part.
 const VENDOR_COMPILE_ONLY: [&str; 5] = ["-MMD", "-MP", "-fpic", "-mlongcalls", "-c"];
 
-/// The vendor environment knobs of seed 000 §2, resolved.
+/// The vendor environment knobs (docs/PLATFORM.md, "Environment"), resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VendorSetup {
     /// `$NEURON_CUSTOM_OP` or `/opt/aws/neuron/gpsimd/custom_op`.
@@ -128,13 +128,13 @@ impl VendorSetup {
         [format!("--xtensa-core={}", self.core), format!("--xtensa-system={}", self.system.display())]
     }
 
-    /// `INC`: the three fixed include directories, in the seed's order.
+    /// `INC`: the three fixed include directories, in the vendor's order.
     fn includes(&self) -> Vec<OsString> {
         let r = &self.neuron_root;
         [r.clone(), r.join("torch/include"), r.join("c10/include")].iter().map(|p| flag_path("-I", p)).collect()
     }
 
-    /// `xt-clang++ CC_OPT <cflags> INC <includes> -o obj src` (seed 000 §3).
+    /// `xt-clang++ CC_OPT <cflags> INC <includes> -o obj src` (docs/PLATFORM.md, "Compile command").
     pub fn compile(&self, cc: &Path, cflags: &[String], includes: &[PathBuf], obj: &Path, src: &Path) -> Command {
         let mut c = Command::new(cc).args(VENDOR_LINK_OPT).args(VENDOR_COMPILE_ONLY);
         c = c.args(self.core_flags()).args(cflags.iter()).args(self.includes());
@@ -144,7 +144,7 @@ impl VendorSetup {
         c
     }
 
-    /// `xt-clang++ LINK_OPT INC -o lib objs <libraries>` (seed 000 §5): the
+    /// `xt-clang++ LINK_OPT INC -o lib objs <libraries>` (docs/PLATFORM.md, "Link command"): the
     /// library order is a contract.
     pub fn link(&self, cc: &Path, window: Window, objs: &[PathBuf], lib: &Path) -> Command {
         let r = &self.neuron_root;
@@ -158,7 +158,7 @@ impl VendorSetup {
         c
     }
 
-    /// `xt-pkg-loadlib STRIP_OPT -o packed -s stripped lib` (seed 000 §7).
+    /// `xt-pkg-loadlib STRIP_OPT -o packed -s stripped lib` (docs/PLATFORM.md, "Pack command").
     pub fn pack(&self, packer: &Path, lib: &Path, stripped: &Path, packed: &Path) -> Command {
         let mut c = Command::new(packer).args(["-e", "lib_func"]).args(self.core_flags());
         c = c.path_arg("-o", packed).path_arg("-s", stripped).arg(lib.as_os_str());
@@ -317,7 +317,7 @@ impl OpenSetup {
 /// Prepares clang's assembly for llvm-mc:
 /// * aligns every literal pool to 4 bytes: clang-22 emits `.literal_position`
 ///   at the end of the previous function's section, where llvm-mc would
-///   otherwise place the pool unaligned (DESIGN.md §2);
+///   otherwise place the pool unaligned (docs/PLATFORM.md, "Open toolchain");
 /// * writes CFI registers by DWARF number (`.cfi_def_cfa a7, 64` becomes
 ///   `.cfi_def_cfa 7, 64`): llvm-mc-22's Xtensa parser rejects the names that
 ///   clang prints under `-g`.

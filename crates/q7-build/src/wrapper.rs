@@ -1,4 +1,4 @@
-//! `wrapper.cpp` codegen (seed 000 §4): per op a `<fn>_wrapper()` that pulls
+//! `wrapper.cpp` codegen (docs/PLATFORM.md, "Wrapper and stack"): per op a `<fn>_wrapper()` that pulls
 //! the arguments through the runtime, calls the user's function and returns
 //! its tensor; a `<fn>_stack_switch()` thunk; and the dispatch trio
 //! `get_func_cnt / get_func_name / get_func_ptr` the runtime indexes by
@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::schema::table::{self, SchemaEntry};
 use crate::schema::Schema;
 
-/// The runtime keeps function names in 32-byte slots (seed 000 §4).
+/// The runtime keeps function names in 32-byte slots (docs/PLATFORM.md, "Wrapper and stack").
 pub const MAX_FUNCTION_NAME: usize = 32;
 
 /// One operator: the C++ function the user wrote and its schema.

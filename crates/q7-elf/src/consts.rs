@@ -79,7 +79,7 @@ pub const STT_SECTION: u8 = 3;
 pub const STT_FILE: u8 = 4;
 
 /// The `e_flags` value the vendor toolchain writes into every Vision-Q7 image
-/// (seed 004: `e_flags 0x300`).
+/// (docs/FACTS.md, "Header validation": `e_flags 0x300`).
 pub const XTENSA_VENDOR_FLAGS: u32 = 0x300;
 
 pub fn type_name(e_type: u16) -> &'static str {

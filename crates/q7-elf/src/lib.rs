@@ -5,7 +5,9 @@
 //! Every malformed input is an [`Error`] value: the reader checks each table
 //! and each section's bytes against the file before handing out a view, so no
 //! later access can index out of bounds.
+#![forbid(unsafe_code)]
 
+pub mod ar;
 pub mod consts;
 mod endian;
 mod error;

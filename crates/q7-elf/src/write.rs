@@ -3,9 +3,6 @@
 //! optional program headers. The packer builds `.packed.so` with it and the
 //! tests build big-endian inputs with it (no installed tool makes them).
 
-use std::io::Write as _;
-use std::path::Path;
-
 use crate::consts::*;
 use crate::Endian;
 
@@ -362,25 +359,4 @@ fn push_str(table: &mut Vec<u8>, s: &str) -> u32 {
     table.extend_from_slice(s.as_bytes());
     table.push(0);
     at
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so a failure never leaves a half-written artefact behind.
-pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.q7-tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

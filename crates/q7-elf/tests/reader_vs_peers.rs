@@ -2,7 +2,7 @@
 //! big-endian image built by q7's writer exactly as GNU readelf does, and
 //! maps virtual addresses to file offsets correctly.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use object::read::elf::{ElfFile32, FileHeader, SectionHeader as _};
@@ -12,7 +12,7 @@ use q7_elf::write::{ElfBuilder, NewReloc, NewSection, NewSegment, NewSymbol};
 use q7_elf::{ElfFile, Endian};
 
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin");
+    let dir = q7_testkit::fixtures().join("bin");
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -61,7 +61,7 @@ fn sections_and_symbols_agree_with_the_object_crate() {
 
 #[test]
 fn vaddr_and_offset_map_both_ways() {
-    let data = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin/prog_cpu3.so")).unwrap();
+    let data = std::fs::read(q7_testkit::fixtures().join("bin/prog_cpu3.so")).unwrap();
     let elf = ElfFile::parse_xtensa(&data).unwrap();
     for s in elf.sections().iter().filter(|s| s.is_alloc() && s.has_file_bytes()) {
         for delta in [0, s.size / 2, s.size - 1] {
@@ -78,7 +78,7 @@ fn vaddr_and_offset_map_both_ways() {
 }
 
 /// An image whose `.data` sits in a second segment at an address unrelated to
-/// its file offset (the seed 003 gotcha), built in either byte order.
+/// its file offset (docs/FACTS.md, ".data VMA ≠ file offset"), built in either byte order.
 fn two_segment_image(endian: Endian) -> Vec<u8> {
     let mut b = ElfBuilder::new(endian, ET_EXEC, EM_XTENSA);
     b.entry = 0x8400_0010;

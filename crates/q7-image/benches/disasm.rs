@@ -1,14 +1,19 @@
-//! `cargo bench -p q7-image --bench disasm`: listing throughput of q7's
-//! disassembler (instructions per second, human listing into memory) against
-//! `llvm-objdump-22 -d --mattr=<vision-q7>` (output to /dev/null), the median
-//! of several runs each, printed as a ratio. No assertions.
+//! `cargo bench -p q7-image --bench disasm`: listing throughput of `q7
+//! disasm` against `llvm-objdump-22 -d --mattr=<vision-q7>`, both as whole
+//! processes writing to /dev/null (instructions per second, the median of
+//! several runs each), printed as a ratio. No assertions.
 //!
-//! Inputs: the largest clang/GNU fixture (a few hundred instructions, so LLVM's
-//! time is mostly process start-up, printed separately); a synthetic ~1 MiB
-//! image of prog_cpu0.so's .text repeated, with each copy's symbols; and the
-//! same bytes without symbols, as a raw blob for q7 and a symbol-less ELF
-//! for LLVM (which cannot read raw bytes). Inputs are generated into a
-//! temporary directory; nothing is committed.
+//! The q7 process is the release binary `target/release/q7`, built first
+//! with `cargo build --release -p q7` (so the figure includes q7's start-up,
+//! reading the file and writing the listing, as LLVM's does). The library's
+//! in-process time (listing into memory) is printed beside it.
+//!
+//! Inputs: the largest clang/GNU fixture (a few hundred instructions, so
+//! both tools' time is mostly process start-up, printed separately); a
+//! synthetic ~1 MiB image of prog_cpu0.so's .text repeated, with each copy's
+//! symbols; and the same bytes without symbols, as a raw blob for q7 and a
+//! symbol-less ELF for LLVM (which cannot read raw bytes). Inputs are
+//! generated into a temporary directory; nothing is committed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,12 +35,43 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    q7_testkit::fixtures()
 }
 
 fn options(symbols: bool, base: Option<u32>) -> DisasmOptions {
     let isa = IsaOptions::vision_q7();
     DisasmOptions { isa, isa_name: "vision-q7".into(), symbols, base, ..DisasmOptions::default() }
+}
+
+/// The release `q7` binary, built (or brought up to date) by cargo first.
+fn q7_binary() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "-p", "q7", "--bin", "q7"])
+        .current_dir(&root)
+        .status()
+        .expect("run cargo build");
+    assert!(status.success(), "cargo build --release -p q7 failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
+    target.join("release/q7")
+}
+
+/// Median time of the `q7 disasm ARGS` process to /dev/null, and its
+/// instruction-line count (lines of a listing that start with an address).
+fn time_q7_process(q7: &Path, args: &[&str]) -> (Duration, u64) {
+    let run = |stdout: Stdio| Command::new(q7).arg("disasm").args(args).stdout(stdout).output().unwrap();
+    let listing = run(Stdio::piped());
+    assert!(listing.status.success(), "q7 disasm {args:?}: {}", String::from_utf8_lossy(&listing.stderr));
+    let lines = listing.stdout.split(|&b| b == b'\n').filter(|l| l.len() > 9 && l[8] == b':').count();
+    let times = (0..Q7_RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            assert!(run(Stdio::null()).status.success());
+            t.elapsed()
+        })
+        .collect();
+    (median(times), lines as u64)
 }
 
 /// Median time of q7's human listing of `data` into memory, and its line count.
@@ -87,7 +123,7 @@ fn report(name: &str, q7: (Duration, u64), llvm: (Duration, u64)) {
     let (q7_rate, llvm_rate) = (per_second(q7.1, q7.0), per_second(llvm.1, llvm.0));
     println!(
         "{name}: q7 {} lines in {:.3} ms = {:.2} M insn/s; llvm-objdump-22 {} lines in {:.3} ms = {:.2} M insn/s; \
-         q7/llvm = {:.1}x",
+         q7/llvm = {:.1}x (whole processes)",
         q7.1,
         q7.0.as_secs_f64() * 1e3,
         q7_rate / 1e6,
@@ -153,39 +189,54 @@ fn main() {
         println!("{LLVM_OBJDUMP} not found; install llvm-22 (scripts/bootstrap.sh) to compare");
         return;
     }
+    let q7 = q7_binary();
     let dir = tempfile::tempdir().unwrap();
-    let startup = median(
-        (0..LLVM_RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                Command::new(LLVM_OBJDUMP).arg("--version").stdout(Stdio::null()).status().unwrap();
-                t.elapsed()
-            })
-            .collect(),
+    let startup = |program: &Path, args: &[&str]| {
+        median(
+            (0..LLVM_RUNS)
+                .map(|_| {
+                    let t = Instant::now();
+                    Command::new(program).args(args).stdout(Stdio::null()).status().unwrap();
+                    t.elapsed()
+                })
+                .collect(),
+        )
+    };
+    println!(
+        "process start-up: llvm-objdump-22 --version {:.3} ms, q7 --version {:.3} ms",
+        startup(Path::new(LLVM_OBJDUMP), &["--version"]).as_secs_f64() * 1e3,
+        startup(&q7, &["--version"]).as_secs_f64() * 1e3
     );
-    println!("llvm-objdump-22 process start-up (--version): {:.3} ms", startup.as_secs_f64() * 1e3);
 
     let (path, code) = largest_fixture();
     let data = std::fs::read(&path).unwrap();
     let name = format!("largest fixture {} ({code} code bytes)", path.file_name().unwrap().to_string_lossy());
-    let llvm_fixture = time_llvm(&path);
-    report(&name, time_q7(&data, &options(true, None)), llvm_fixture);
-    let work = llvm_fixture.0.saturating_sub(startup).max(Duration::from_micros(1));
-    println!(
-        "  (llvm-objdump-22 without its start-up: {:.3} ms = {:.2} M insn/s)",
-        work.as_secs_f64() * 1e3,
-        per_second(llvm_fixture.1, work) / 1e6
-    );
+    report(&name, time_q7_process(&q7, &[path.to_str().unwrap()]), time_llvm(&path));
+    in_process(time_q7(&data, &options(true, None)));
 
     let (image, _) = synthetic(true);
     let elf_path = dir.path().join("synthetic.so");
     std::fs::write(&elf_path, &image).unwrap();
     let name = format!("synthetic {} KiB image with symbols", image.len() >> 10);
-    report(&name, time_q7(&image, &options(true, None)), time_llvm(&elf_path));
+    report(&name, time_q7_process(&q7, &[elf_path.to_str().unwrap()]), time_llvm(&elf_path));
+    in_process(time_q7(&image, &options(true, None)));
 
     let (bare, raw) = synthetic(false);
     let bare_path = dir.path().join("synthetic_bare.so");
+    let raw_path = dir.path().join("synthetic.bin");
     std::fs::write(&bare_path, &bare).unwrap();
+    std::fs::write(&raw_path, &raw).unwrap();
     let name = format!("synthetic {} KiB raw blob (llvm: the same bytes as a symbol-less ELF)", raw.len() >> 10);
-    report(&name, time_q7(&raw, &options(false, Some(0x8400_0000))), time_llvm(&bare_path));
+    let q7_raw = time_q7_process(&q7, &[raw_path.to_str().unwrap(), "--base", "0x84000000"]);
+    report(&name, q7_raw, time_llvm(&bare_path));
+    in_process(time_q7(&raw, &options(false, Some(0x8400_0000))));
+}
+
+/// The library's time for the same listing into memory (no process, no I/O).
+fn in_process((time, lines): (Duration, u64)) {
+    println!(
+        "  (q7 library in-process, listing into memory: {lines} lines in {:.3} ms = {:.2} M insn/s)",
+        time.as_secs_f64() * 1e3,
+        per_second(lines, time) / 1e6
+    );
 }

@@ -1,6 +1,6 @@
 //! `cargo bench -p q7-image --bench forensics`: carve throughput on a
 //! synthetic 256 MiB host file against `grep -abo` of the ELF magic, and
-//! rebase-diff over eight synthetic per-core images (seed 002's size)
+//! rebase-diff over eight synthetic per-core images (the vendor's size, docs/FACTS.md)
 //! against `cmp -l` on the seven pairs. Inputs are generated into a
 //! temporary directory at run time; nothing is committed.
 
@@ -11,28 +11,11 @@ use std::time::{Duration, Instant};
 use q7_elf::consts::*;
 use q7_elf::write::{ElfBuilder, NewSection, NewSegment};
 use q7_elf::{ElfFile, Endian};
+use q7_testkit::Rng;
 
 const HOST_SIZE: usize = 256 << 20;
 const IMAGE_SIZE: usize = 579_380;
 const RUNS: usize = 3;
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
-    }
-}
 
 /// Best wall time of `RUNS` runs.
 fn best<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
@@ -52,7 +35,7 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+    q7_testkit::fixtures()
 }
 
 /// Random bytes with the host fixture's five images sprinkled through them.
@@ -62,7 +45,7 @@ fn host_file(dir: &Path) -> PathBuf {
         .map(|n| std::fs::read(fixtures().join(format!("host/bin/{n}.elf"))).unwrap())
         .collect();
     let mut data = vec![0u8; HOST_SIZE];
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     rng.fill(&mut data);
     let stride = HOST_SIZE / 256;
     for i in 0..255 {
@@ -88,15 +71,15 @@ fn grep_magic(path: &Path) -> Option<usize> {
 
 /// One program "linked" at core `id`'s window: code-like random bytes with
 /// a literal word every 48 bytes, a pointer table and strings, every
-/// absolute address moved by the window base (seed 002's shape and size).
+/// absolute address moved by the window base (the vendor images' shape and size, docs/FACTS.md).
 fn core_image(id: u32) -> Vec<u8> {
     let base = 0x8400_0000 + id * 0x20_0000;
-    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let text_len = (IMAGE_SIZE - (64 << 10)) & !3;
     let mut text = vec![0u8; text_len];
     rng.fill(&mut text);
     for at in (0..text_len).step_by(48) {
-        let target = (rng.next() % text_len as u64) as u32 & !3;
+        let target = (rng.next_u64() % text_len as u64) as u32 & !3;
         text[at..at + 4].copy_from_slice(&(base + target).to_le_bytes());
     }
     let mut rodata = Vec::new();

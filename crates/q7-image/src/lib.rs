@@ -1,4 +1,6 @@
 //! `q7-image`: analyses of linked Xtensa images: the reports the `q7 inspect` family prints.
+// Unsafe code only where a module allows it (and says why).
+#![deny(unsafe_code)]
 
 pub mod carve;
 pub mod disasm;

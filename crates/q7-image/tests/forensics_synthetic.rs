@@ -109,46 +109,19 @@ fn progress_reaches_the_end() {
     assert_eq!(carve::scan_magic(&data, &mut |_, _| {}), [carve::PROGRESS_STEP as u64 - 2]);
 }
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// The smoke version of the `carve` and `kinfo` fuzz targets.
 #[test]
 fn mutated_fixtures_never_panic() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let root = q7_testkit::fixtures();
     let seeds =
         ["host/bin/sunda.elf", "host/bin/cayman_lib0.elf", "host/bin/ucode_flat.bin", "bin/prog_cpu1.stripped.so"];
-    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut rng = q7_testkit::Rng::new(0x2545_f491_4f6c_dd1d);
     let mut tables = 0;
     for seed in seeds {
         let good = std::fs::read(root.join(seed)).unwrap();
         for _ in 0..500 {
             let mut b = good.clone();
-            for _ in 0..1 + rng.below(3) {
-                match rng.below(3) {
-                    0 => {
-                        let at = rng.below(b.len());
-                        b[at] = rng.next() as u8;
-                    }
-                    1 if b.len() >= 8 => {
-                        let at = rng.below(b.len() - 4);
-                        b[at..at + 4].copy_from_slice(&(rng.next() as u32).to_le_bytes());
-                    }
-                    _ => b.truncate(rng.below(b.len() + 1).max(1)),
-                }
-            }
+            rng.mutate(&mut b, 0);
             let r = carve::carve(&b, &mut |_, _| {});
             carve::write_carve(&mut std::io::sink(), "m", &r).unwrap();
             if let Ok(elf) = ElfFile::parse(&b) {

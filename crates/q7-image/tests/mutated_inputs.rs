@@ -5,49 +5,18 @@
 use q7_elf::ElfFile;
 use q7_image::layout::{Layout, SetFacts};
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn mutated_fixtures_never_panic() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin");
+    let dir = q7_testkit::fixtures().join("bin");
     let seeds = ["prog_cpu0.so", "prog_cpu1.stripped.so", "kernels_gnu.so", "prog.o"];
-    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut rng = q7_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut parsed = 0;
     for seed in seeds {
         let good = std::fs::read(dir.join(seed)).unwrap();
         for _ in 0..5000 {
             let mut b = good.clone();
-            for _ in 0..1 + rng.below(4) {
-                match rng.below(4) {
-                    // Header and table fields are where lies hurt: aim there often.
-                    0 => {
-                        let at = rng.below(52.min(b.len()));
-                        b[at] = rng.next() as u8;
-                    }
-                    1 => {
-                        let at = rng.below(b.len());
-                        b[at] = rng.next() as u8;
-                    }
-                    2 if b.len() >= 8 => {
-                        let at = rng.below(b.len() - 4);
-                        b[at..at + 4].copy_from_slice(&(rng.next() as u32).to_le_bytes());
-                    }
-                    _ => b.truncate(rng.below(b.len() + 1).max(1)),
-                }
-            }
+            // The ELF header (52 bytes) is where lies hurt: aim there too.
+            rng.mutate(&mut b, 52);
             if let Ok(elf) = ElfFile::parse(&b) {
                 parsed += 1;
                 let l = Layout::of(&elf);

@@ -94,6 +94,86 @@ fn write_insn<S: Symbolizer + ?Sized>(f: &mut fmt::Formatter<'_>, insn: &Insn, s
     Ok(())
 }
 
+/// Appends `value` in decimal.
+pub fn push_decimal(out: &mut Vec<u8>, value: i64) {
+    if value < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut rest = value.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Appends `value` as lower-case hex with `0x` and no leading zeros (`{:#x}`).
+pub fn push_hex_prefixed(out: &mut Vec<u8>, value: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(b"0x");
+    let digits = (32 - value.leading_zeros()).div_ceil(4).max(1);
+    for shift in (0..digits).rev() {
+        out.push(HEX[(value >> (4 * shift) & 0xf) as usize]);
+    }
+}
+
+/// Appends the same text as [`Insn::display_with`] without allocating (for
+/// listings of millions of lines). `label` appends the name of a target
+/// address and returns whether it had one; it is printed as ` <name>`.
+pub fn push_insn(out: &mut Vec<u8>, insn: &Insn, label: &mut dyn FnMut(&mut Vec<u8>, u32) -> bool) {
+    out.extend_from_slice(insn.mnemonic().as_bytes());
+    for (i, operand) in insn.operands().iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\t" } else { b", " });
+        let register = |out: &mut Vec<u8>, prefix: u8, n: u8| {
+            out.push(prefix);
+            push_decimal(out, i64::from(n));
+        };
+        match *operand {
+            Operand::Ar(n) => register(out, b'a', n),
+            Operand::Fr(n) => register(out, b'f', n),
+            Operand::Br(n) => register(out, b'b', n),
+            Operand::Mr(n) => register(out, b'm', n),
+            Operand::Sr(n) => match regs::special_register_name(n, access_of(insn.op)) {
+                Some(name) => out.extend_from_slice(name.as_bytes()),
+                None => push_decimal(out, i64::from(n)),
+            },
+            Operand::Ur(n) => match regs::user_register_name(n) {
+                Some(name) => out.extend_from_slice(name.as_bytes()),
+                None => push_decimal(out, i64::from(n)),
+            },
+            Operand::Imm(v) => push_decimal(out, i64::from(v)),
+            Operand::Target(addr) => {
+                push_hex_prefixed(out, addr);
+                let mark = out.len();
+                out.extend_from_slice(b" <");
+                if label(out, addr) {
+                    out.push(b'>');
+                } else {
+                    out.truncate(mark);
+                }
+            }
+        }
+    }
+}
+
+/// Appends a `.byte` directive ([`byte_directive`]) without allocating.
+pub fn push_byte_directive(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(b".byte\t");
+    for (i, &b) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        out.extend_from_slice(&[b'0', b'x', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+    }
+}
+
 /// A `.byte` directive for bytes that did not decode (`.byte 0xff, 0x01`).
 pub fn byte_directive(bytes: &[u8]) -> String {
     let list: Vec<String> = bytes.iter().map(|b| format!("{b:#04x}")).collect();
@@ -130,5 +210,45 @@ mod tests {
     #[test]
     fn byte_directives() {
         assert_eq!(byte_directive(&[0xff, 0x01]), ".byte\t0xff, 0x01");
+        let mut out = Vec::new();
+        push_byte_directive(&mut out, &[0xff, 0x01]);
+        assert_eq!(out, byte_directive(&[0xff, 0x01]).as_bytes());
+    }
+
+    #[test]
+    fn pushed_text_is_the_display_text() {
+        // Every 24-bit word with a spread of operand fields, at a few PCs and
+        // with a symbolizer that names every other target.
+        let symbols = |addr: u32| addr.is_multiple_of(2).then(|| format!("sym+{addr:#x}"));
+        let mut label = |out: &mut Vec<u8>, addr: u32| match symbols(addr) {
+            Some(name) => {
+                out.extend_from_slice(name.as_bytes());
+                true
+            }
+            None => false,
+        };
+        let mut out = Vec::new();
+        let mut compared = 0;
+        for word in (0u32..1 << 24).step_by(97) {
+            let bytes = word.to_le_bytes();
+            for pc in [0, 0x8400_0001, 0xffff_fffe] {
+                let Ok(insn) = decode(&bytes[..3], pc, &IsaOptions::full()) else { continue };
+                out.clear();
+                push_insn(&mut out, &insn, &mut label);
+                assert_eq!(std::str::from_utf8(&out).unwrap(), insn.display_with(&symbols).to_string());
+                compared += 1;
+            }
+        }
+        assert!(compared > 100_000, "{compared}");
+        for value in [0i64, 7, -1, 255, -32768, i64::from(i32::MIN), i64::from(u32::MAX)] {
+            out.clear();
+            push_decimal(&mut out, value);
+            assert_eq!(out, value.to_string().as_bytes());
+        }
+        for value in [0u32, 1, 0xf, 0x10, 0x8400_0000, u32::MAX] {
+            out.clear();
+            push_hex_prefixed(&mut out, value);
+            assert_eq!(out, format!("{value:#x}").as_bytes());
+        }
     }
 }

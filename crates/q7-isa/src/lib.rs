@@ -26,6 +26,7 @@
 //! Modules by concern: [`format`](mod@format) (field layouts), [`options`], [`regs`]
 //! (special and user register names), [`length`] (length rules), [`decode()`],
 //! [`encode()`], [`display`] and [`sweep()`](sweep::sweep).
+#![forbid(unsafe_code)]
 
 pub mod decode;
 pub mod display;
@@ -41,7 +42,7 @@ pub mod sweep;
 mod table;
 
 pub use decode::{decode, decode_word, DecodeError};
-pub use display::{byte_directive, NoSymbols, Symbolizer};
+pub use display::{byte_directive, push_byte_directive, push_insn, NoSymbols, Symbolizer};
 pub use encode::{encode, EncodeError, Encoded};
 pub use field::{B4CONST, B4CONSTU};
 pub use insn::{Insn, Operand, Operands, MAX_OPERANDS};

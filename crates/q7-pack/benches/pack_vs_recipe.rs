@@ -1,17 +1,27 @@
-//! `cargo bench -p q7-pack`: q7's in-process packer against the GNU binutils
-//! recipe on the largest fixture image, as the median of several runs.
+//! `cargo bench -p q7-pack`: q7's packer against the GNU binutils recipe on
+//! the largest fixture image, as the median of several runs, two ways:
+//!
+//! * in process: `q7_pack::pack` on bytes in memory, against the recipe;
+//! * as a process: `q7 pack -o … -s …` started, reading its input and writing
+//!   both outputs, against the recipe (itself eight tool processes). This is
+//!   what a user sees. The two alternate run by run, so a change in the load
+//!   of the machine falls on both. It needs the release binary
+//!   (`cargo build --release -p q7`; `scripts/bench.sh` builds it), or its
+//!   path in `Q7_BIN`.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use q7_pack::recipe::{pack_with_binutils, Binutils, RecipeOptions};
 use q7_pack::PackOptions;
 
-const Q7_RUNS: usize = 200;
+const IN_PROCESS_RUNS: usize = 200;
 const RECIPE_RUNS: usize = 20;
+const PROCESS_RUNS: usize = 40;
 
 fn largest_fixture() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bin");
+    let dir = q7_testkit::fixtures().join("bin");
     let mut images: Vec<(u64, PathBuf)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -22,45 +32,75 @@ fn largest_fixture() -> PathBuf {
     images.pop().expect("no fixture images in fixtures/bin").1
 }
 
+/// `Q7_BIN`, else `target/release/q7` beside this benchmark's own
+/// `target/release/deps/` directory.
+fn q7_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("Q7_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    let release = exe.parent().and_then(Path::parent).expect("benchmark under target/release/deps");
+    let q7 = release.join("q7");
+    assert!(q7.is_file(), "{}: not built; run `cargo build --release -p q7` or set Q7_BIN", q7.display());
+    q7
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
 
+fn time<T>(f: impl FnOnce() -> T) -> Duration {
+    let t = Instant::now();
+    std::hint::black_box(f());
+    t.elapsed()
+}
+
 fn main() {
     let input = largest_fixture();
     let bytes = std::fs::read(&input).expect("read fixture");
-    let opts = PackOptions::default();
-
-    let q7 = median(
-        (0..Q7_RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let packed = q7_pack::pack(&bytes, &opts, &mut std::io::sink()).expect("q7 pack");
-                let elapsed = t.elapsed();
-                std::hint::black_box(packed);
-                elapsed
-            })
-            .collect(),
-    );
-
+    let name = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tools = Binutils::locate().unwrap_or_else(|e| panic!("{e}"));
-    let recipe = median(
-        (0..RECIPE_RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let out = pack_with_binutils(&tools, &input, &RecipeOptions::default()).expect("binutils recipe");
-                let elapsed = t.elapsed();
-                std::hint::black_box(out);
-                elapsed
-            })
+    let recipe = || pack_with_binutils(&tools, &input, &RecipeOptions::default()).expect("binutils recipe");
+
+    let opts = PackOptions::default();
+    let in_process = median(
+        (0..IN_PROCESS_RUNS)
+            .map(|_| time(|| q7_pack::pack(&bytes, &opts, &mut std::io::sink()).expect("q7 pack")))
             .collect(),
     );
+    let recipe_alone = median((0..RECIPE_RUNS).map(|_| time(recipe)).collect());
+    print_row(&name, bytes.len(), "q7 pack", in_process, IN_PROCESS_RUNS, recipe_alone, RECIPE_RUNS);
 
-    println!(
-        "{} ({} bytes): q7 pack: {:.1} µs (median of {Q7_RUNS}), binutils recipe: {:.1} ms (median of {RECIPE_RUNS}), ratio {:.0}×",
-        input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+    let q7 = q7_binary();
+    let out = tempfile::tempdir().expect("temporary directory");
+    let mut command = Command::new(&q7);
+    command.arg("pack").arg("-o").arg(out.path().join("out.packed.so"));
+    command.arg("-s").arg(out.path().join("out.stripped.so")).arg(&input);
+    let mut run_q7 = || {
+        let status = command.status().unwrap_or_else(|e| panic!("{}: {e}", q7.display()));
+        assert!(status.success(), "q7 pack {}: {status}", input.display());
+    };
+    run_q7(); // warm the page cache for the binary
+    let (mut process, mut recipe_side) = (Vec::new(), Vec::new());
+    for _ in 0..PROCESS_RUNS {
+        process.push(time(&mut run_q7));
+        recipe_side.push(time(recipe));
+    }
+    print_row(
+        &name,
         bytes.len(),
+        "q7 pack as a process",
+        median(process),
+        PROCESS_RUNS,
+        median(recipe_side),
+        PROCESS_RUNS,
+    );
+}
+
+fn print_row(name: &str, size: usize, what: &str, q7: Duration, q7_runs: usize, recipe: Duration, recipe_runs: usize) {
+    println!(
+        "{name} ({size} bytes): {what}: {:.1} µs (median of {q7_runs}), binutils recipe: {:.1} ms (median of {recipe_runs}), ratio {:.0}×",
         q7.as_secs_f64() * 1e6,
         recipe.as_secs_f64() * 1e3,
         recipe.as_secs_f64() / q7.as_secs_f64()

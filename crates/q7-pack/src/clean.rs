@@ -6,7 +6,7 @@ use q7_elf::{ElfFile, Section};
 
 use crate::rebase;
 
-/// Sections xt-pkg-loadlib always removes (seed 000 §7.1, step 2). A name
+/// Sections xt-pkg-loadlib always removes (docs/FORMATS.md, "Packed load-lib", step 2). A name
 /// ending in `*` matches as a prefix (`.xt.prop.<function>` in GNU objects).
 pub const ALWAYS_REMOVED: &[&str] = &[".xtensa.info", ".xt.lit", ".xt.prop*", ".interp", ".got.loc", ".got"];
 

@@ -1,4 +1,4 @@
-//! `q7-pack`: a native `xt-pkg-loadlib` (seed 000 §7.1). It turns a linked
+//! `q7-pack`: a native `xt-pkg-loadlib` (docs/FORMATS.md, "Packed load-lib"). It turns a linked
 //! Xtensa image (`name.so`) into
 //!
 //! * the **cleaned image** (`name.stripped.so`, `-s`): the input with only
@@ -59,6 +59,7 @@
 //!
 //! A [`recipe`] module runs the same packaging with GNU binutils; tests and
 //! the benchmark compare against it. q7 itself never calls it.
+#![forbid(unsafe_code)]
 
 pub mod clean;
 mod error;

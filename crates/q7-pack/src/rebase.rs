@@ -9,7 +9,7 @@
 //! addresses of those words, sorted, in a non-allocated section.
 //!
 //! Words a linker script writes (`LONG(symbol)`) carry no relocation, even
-//! with `-q`. The LSP's BSS-clear descriptor is such a table (seed 000 §6:
+//! with `-q`. The LSP's BSS-clear descriptor is such a table (docs/FORMATS.md, "LSP layout":
 //! `_bss_table_start = .; LONG(_bss_start) LONG(_bss_end) _bss_table_end = .`),
 //! so every word between those two symbols is added too. The fixtures prove
 //! the union complete: the per-core images differ in no other word.

@@ -1,4 +1,4 @@
-//! The reference: xt-pkg-loadlib's recipe (seed 000 §7.1) run with GNU
+//! The reference: xt-pkg-loadlib's recipe (docs/FORMATS.md, "Packed load-lib") run with GNU
 //! binutils for the open profile's `xtensa-lx106-elf-` tools, step by step as
 //! the Perl script runs it. Tests compare q7's output with it and the
 //! benchmark times it; q7 itself never calls it.

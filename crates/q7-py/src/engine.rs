@@ -167,12 +167,10 @@ pub fn run(
     let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
     let options = OpOptions {
         limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
-        checks: true,
-        trace: false,
-        stream_output: false,
-        heap_per_core: None,
         dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
-        function_index: None,
+        // Checks on (stray stores, races, unwritten reads, the SDK's own),
+        // output captured, not streamed: Python prints it.
+        ..OpOptions::default()
     };
     let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
     let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;

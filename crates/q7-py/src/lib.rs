@@ -5,6 +5,9 @@
 //! `Output` that owns its bytes, which Python wraps in a tensor without
 //! copying (python/q7/_runtime.py).
 
+#![deny(unsafe_code)]
+
+mod args;
 mod engine;
 
 use std::path::PathBuf;
@@ -78,43 +81,6 @@ struct Compute {
     loaded: engine::Loaded,
 }
 
-/// One argument tuple from Python: ("tensor", name, dtype, shape, address,
-/// nbytes) or ("double" | "int" | "scalar", value).
-fn input<'a>(item: &Bound<'_, PyTuple>) -> PyResult<engine::Input<'a>> {
-    let kind: String = item.get_item(0)?.extract()?;
-    Ok(match kind.as_str() {
-        "tensor" => {
-            let name: String = item.get_item(1)?.extract()?;
-            let dtype_name: String = item.get_item(2)?.extract()?;
-            let dtype = engine::dtype_by_torch_name(&dtype_name).ok_or_else(|| {
-                PyValueError::new_err(format!("tensor `{name}`: dtype {dtype_name} is not one the device SDK supports"))
-            })?;
-            let shape: Vec<usize> = item.get_item(3)?.extract()?;
-            let address: usize = item.get_item(4)?.extract()?;
-            let nbytes: usize = item.get_item(5)?.extract()?;
-            let expected = shape.iter().product::<usize>() * engine::dtype_size(dtype);
-            if nbytes != expected {
-                return Err(PyValueError::new_err(format!(
-                    "tensor `{name}`: {nbytes} bytes for shape {shape:?} of {dtype_name} ({expected} expected)"
-                )));
-            }
-            let bytes: &[u8] = if nbytes == 0 {
-                &[]
-            } else {
-                // SAFETY: the caller passes the data pointer of a contiguous
-                // CPU tensor of `nbytes` bytes and holds a reference to it
-                // until this call returns (python/q7/_runtime.py).
-                unsafe { std::slice::from_raw_parts(address as *const u8, nbytes) }
-            };
-            engine::Input::Tensor { name, dtype, shape, bytes }
-        }
-        "double" => engine::Input::Double(item.get_item(1)?.extract()?),
-        "int" => engine::Input::Int(item.get_item(1)?.extract()?),
-        "scalar" => engine::Input::Scalar(item.get_item(1)?.extract()?),
-        other => return Err(PyValueError::new_err(format!("unknown argument kind `{other}`"))),
-    })
-}
-
 #[pymethods]
 impl Compute {
     /// Compute(origin, images): `origin` names them in messages; one linked image (single core) or eight (core order).
@@ -148,7 +114,7 @@ impl Compute {
         dst_shape: Vec<usize>,
         max_insns: u64,
     ) -> PyResult<RunResult<'py>> {
-        let inputs = args.iter().map(input).collect::<PyResult<Vec<_>>>()?;
+        let inputs = args.iter().map(args::input).collect::<PyResult<Vec<_>>>()?;
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "the shape function returns {dst_dtype}, which the device SDK does not support"

@@ -14,6 +14,10 @@
 //!
 //! Every other vector slot holds `ill`; the simulator never vectors there
 //! under [`crate::config::ExceptionModel::Firmware`] (it reports instead).
+//!
+//! The same handlers, as assembly, are `sdk/tests/qemu/window_vectors.inc`
+//! (the QEMU test programs' vectors); a test checks that the two agree byte
+//! for byte.
 
 use q7_isa::{encode, Insn, Opcode, Operand};
 
@@ -155,5 +159,60 @@ mod tests {
             ]
         );
         assert_eq!(listing(&block, vector::WINDOW_OVERFLOW4).len(), 5);
+    }
+
+    /// The handler bytes equal what llvm-mc assembles from the shared vector
+    /// source that the QEMU test programs use.
+    #[test]
+    fn firmware_matches_the_shared_vector_source() {
+        let source = q7_testkit::repo_root().join("sdk/tests/qemu/window_vectors.inc");
+        let dir = tempfile::tempdir().unwrap();
+        let wrapper = dir.path().join("vectors.S");
+        let include = format!("\t.section .vectors, \"ax\", @progbits\n#include \"{}\"\n", source.display());
+        std::fs::write(&wrapper, include).unwrap();
+        let (text, object) = (dir.path().join("vectors.s"), dir.path().join("vectors.o"));
+        let run = |tool: &str, args: &[&std::ffi::OsStr]| {
+            let out = std::process::Command::new(tool)
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("{tool} is not runnable ({e}); run scripts/bootstrap.sh"));
+            assert!(out.status.success(), "{tool}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        let os = |s: &'static str| std::ffi::OsStr::new(s);
+        run(
+            "clang-22",
+            &[
+                os("--target=xtensa"),
+                os("-E"),
+                os("-x"),
+                os("assembler-with-cpp"),
+                wrapper.as_os_str(),
+                os("-o"),
+                text.as_os_str(),
+            ],
+        );
+        run(
+            "llvm-mc-22",
+            &[
+                os("-triple=xtensa"),
+                os("-mattr=+windowed,+exception"),
+                os("-filetype=obj"),
+                text.as_os_str(),
+                os("-o"),
+                object.as_os_str(),
+            ],
+        );
+        let bytes = std::fs::read(&object).unwrap();
+        let elf = q7_elf::ElfFile::parse(&bytes).unwrap();
+        let assembled = elf.section_by_name(".vectors").expect("a .vectors section").data();
+
+        // The six window handlers end where vector 1 (kernel level 1) starts.
+        let handlers_end = 0x180;
+        let block = vector_block();
+        assert!(assembled.len() > handlers_end, "{} bytes", assembled.len());
+        for at in (0..handlers_end).step_by(4) {
+            assert_eq!(block[at..at + 4], assembled[at..at + 4], "at VECBASE + {at:#x}");
+        }
+        assert!(block[handlers_end..].iter().all(|&b| b == 0), "past the handlers the firmware holds only ill");
     }
 }

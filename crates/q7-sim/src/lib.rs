@@ -17,6 +17,7 @@
 //!   tensors in and out ([`npy`] reads and writes `.npy` files);
 //! * [`checks`]: what the hardware does not check (stray stores, races,
 //!   reads of never-written output).
+#![forbid(unsafe_code)]
 
 pub mod bare;
 pub mod block;

@@ -29,7 +29,13 @@ pub mod field {
     pub const STATUS: u32 = 0x30;
     /// Written by the device: the returned tensor's descriptor address.
     pub const RESULT: u32 = 0x34;
+    /// [`super::FLAG_NO_SDK_CHECKS`] and future host flags.
+    pub const FLAGS: u32 = 0x38;
 }
+
+/// Launch flag: the SDK skips its runtime checks (TCM copy ranges, accessor
+/// dtype and rank), behaving as the hardware would.
+pub const FLAG_NO_SDK_CHECKS: u32 = 1;
 
 /// Size of one argument record.
 pub const ARG_SIZE: u32 = 16;

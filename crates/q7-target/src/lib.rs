@@ -1,6 +1,7 @@
 //! `q7-target`: the GPSIMD platform as q7 models it, below every pipeline
 //! crate. It owns the facts that the linker scripts, the packer, the
-//! prelinker, the simulator and the CLI must agree on, and nothing else:
+//! prelinker, the simulator and the CLI must agree on, plus the two small
+//! conventions every crate shares (number parsing, atomic output):
 //!
 //! * [`memmap`]: core windows (the aperture law), vectors, shared DRAM, TCM
 //!   and tensor memory (docs/PLATFORM.md);
@@ -11,13 +12,17 @@
 //!   argument kinds a kernel takes; written into the wrapper by the build and
 //!   read back by the simulator to bind arguments;
 //! * [`artifacts`]: the file names of a build (`NAME_cpuN.so`, ...), made and
-//!   parsed in one place.
+//!   parsed in one place;
+//! * [`num`]: the one parser of `0x`-hex-or-decimal numbers;
+//! * [`fs`]: the one way q7 writes an output file (atomically).
 #![forbid(unsafe_code)]
 
 pub mod artifacts;
 pub mod dtype;
+pub mod fs;
 pub mod launch;
 pub mod memmap;
+pub mod num;
 pub mod schema;
 
 pub use artifacts::{Artifact, ArtifactKind};

@@ -1,5 +1,6 @@
 //! `q7`: the command-line front end. Each subcommand lives in `cmd/` and only
 //! parses flags, reads files and calls into the library crates.
+#![forbid(unsafe_code)]
 
 mod cmd;
 mod io;
@@ -17,7 +18,7 @@ fn main() {
         if broken_pipe {
             std::process::exit(0);
         }
-        eprintln!("q7: error: {e:#}");
+        eprintln!("q7: error: {}", io::escape_text(&format!("{e:#}")));
         std::process::exit(1);
     }
 }

@@ -1,4 +1,4 @@
-// Stack selection for an operator call (seed 000 §6): STACK_SIZE bytes are
+// Stack selection for an operator call (docs/PLATFORM.md, "Wrapper and stack"): STACK_SIZE bytes are
 // guaranteed to the wrapper; when less than that remains between the current
 // stack pointer and the end of .bss, the wrapper runs on a stack allocated from
 // the core's heap slice instead.

@@ -75,8 +75,13 @@ typedef struct q7_launch_block {
   uint32_t tcm_size;
   uint32_t status;        /* written by the device */
   uint32_t result_tensor; /* written by the device */
-  uint32_t reserved[2];
+  uint32_t flags;         /* Q7_LAUNCH_* bits, written by the host */
+  uint32_t reserved;
 } q7_launch_block;
+
+/* flags: skip the SDK's runtime checks (ranges of TCM copies, accessor dtype
+   and rank), behaving as the hardware would. */
+#define Q7_LAUNCH_NO_SDK_CHECKS 1u
 
 #ifdef __cplusplus
 #define Q7_STATIC_ASSERT static_assert

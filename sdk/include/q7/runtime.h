@@ -19,6 +19,8 @@ Q7_NORETURN void q7_exit(int status) Q7_NOEXCEPT;
 
 /* The launch block at __q7_launch, or NULL when its magic/version are wrong. */
 q7_launch_block *q7_launch(void) Q7_NOEXCEPT;
+/* Whether the SDK's own runtime checks are on for this launch (the default). */
+int q7_sdk_checks(void) Q7_NOEXCEPT;
 
 /* Ends the launch: prints "q7: <message>" to stderr, stores `status` in the
    launch block and exits with it. */

@@ -7,6 +7,11 @@ q7_launch_block *q7_launch(void) {
   return launch;
 }
 
+int q7_sdk_checks(void) {
+  q7_launch_block *launch = q7_launch();
+  return !launch || !(launch->flags & Q7_LAUNCH_NO_SDK_CHECKS);
+}
+
 int q7_write(int fd, const void *buf, size_t len) {
   return q7_simcall(Q7_SYS_WRITE, fd, (int)(uintptr_t)buf, (int)len);
 }

@@ -74,13 +74,13 @@ bool Tensor::is_contiguous() const { return q7::is_contiguous(*desc_); }
 
 void Tensor::check_accessor(size_t rank, int dtype, size_t elem_size) const {
   q7_check_element_type(desc_, dtype, elem_size, "accessor");
-  if (rank != desc_->rank)
+  if (rank != desc_->rank && q7_sdk_checks())
     q7_fail(Q7_STATUS_ABORT, "accessor<T, %u>() on a tensor of rank %u", (unsigned)rank, (unsigned)desc_->rank);
 }
 
 void q7_check_element_type(const q7_tensor_desc *desc, int dtype, size_t elem_size, const char *what) {
   if (!desc) q7_fail(Q7_STATUS_ABORT, "%s on an undefined tensor", what);
-  if ((int)desc->dtype != dtype)
+  if ((int)desc->dtype != dtype && q7_sdk_checks())
     q7_fail(Q7_STATUS_ABORT, "%s<%s> on a tensor of dtype %s (%u-byte elements requested)", what,
             c10::toString((ScalarType)dtype), c10::toString((ScalarType)desc->dtype), (unsigned)elem_size);
 }
@@ -92,10 +92,10 @@ void copy_flat(const q7_tensor_desc *desc, char *buffer, size_t offset, size_t c
                bool to_buffer, const char *what) {
   if (!desc) q7_fail(Q7_STATUS_ABORT, "%s on an undefined tensor", what);
   size_t tensor_elem = c10::elementSize((ScalarType)desc->dtype);
-  if (elem_size != tensor_elem)
+  if (elem_size != tensor_elem && q7_sdk_checks())
     q7_fail(Q7_STATUS_ABORT, "%s: %u-byte elements requested, tensor has %u-byte %s elements", what,
             (unsigned)elem_size, (unsigned)tensor_elem, c10::toString((ScalarType)desc->dtype));
-  if (offset > (size_t)desc->numel || count > (size_t)desc->numel - offset)
+  if ((offset > (size_t)desc->numel || count > (size_t)desc->numel - offset) && q7_sdk_checks())
     q7_fail(Q7_STATUS_ABORT, "%s: elements [%u, %u) outside a tensor of %u elements", what, (unsigned)offset,
             (unsigned)(offset + count), (unsigned)desc->numel);
   char *data = (char *)(uintptr_t)desc->data;

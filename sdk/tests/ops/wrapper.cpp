@@ -1,5 +1,5 @@
 // A hand-written stand-in for the wrapper.cpp that `q7 build` generates for a
-// schema `relu_forward(Tensor t_in) -> Tensor` (sdk/ABI.md, seed 000 §4).
+// schema `relu_forward(Tensor t_in) -> Tensor` (sdk/ABI.md; docs/PLATFORM.md, "Wrapper and stack").
 #include <stdint.h>
 #include <torch/torch.h>
 #include <neuron/customop_runtime.hpp>

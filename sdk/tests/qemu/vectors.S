@@ -29,98 +29,8 @@ _qemu_entry:
 	l32r	a2, .Lstart
 	jx	a2
 
-#define FAIL_VECTOR(n) \
-	movi	a3, 100 + (n); \
-	movi	a2, 1; \
-	SIMCALL; \
-	1: j 1b
-
-	.section .qemu.vectors, "ax", @progbits
-	.global _WindowOverflow4
-_WindowOverflow4:		/* VECBASE + 0x000 */
-	s32e	a0, a5, -16
-	s32e	a1, a5, -12
-	s32e	a2, a5, -8
-	s32e	a3, a5, -4
-	rfwo
-	.org 0x040
-_WindowUnderflow4:
-	l32e	a0, a5, -16
-	l32e	a1, a5, -12
-	l32e	a2, a5, -8
-	l32e	a3, a5, -4
-	rfwu
-	.org 0x080
-_WindowOverflow8:
-	s32e	a0, a9, -16
-	l32e	a0, a1, -12
-	s32e	a1, a9, -12
-	s32e	a2, a9, -8
-	s32e	a3, a9, -4
-	s32e	a4, a0, -32
-	s32e	a5, a0, -28
-	s32e	a6, a0, -24
-	s32e	a7, a0, -20
-	rfwo
-	.org 0x0c0
-_WindowUnderflow8:
-	l32e	a0, a9, -16
-	l32e	a1, a9, -12
-	l32e	a2, a9, -8
-	l32e	a7, a1, -12
-	l32e	a3, a9, -4
-	l32e	a4, a7, -32
-	l32e	a5, a7, -28
-	l32e	a6, a7, -24
-	l32e	a7, a7, -20
-	rfwu
-	.org 0x100
-_WindowOverflow12:
-	s32e	a0, a13, -16
-	l32e	a0, a1, -12
-	s32e	a1, a13, -12
-	s32e	a2, a13, -8
-	s32e	a3, a13, -4
-	s32e	a4, a0, -48
-	s32e	a5, a0, -44
-	s32e	a6, a0, -40
-	s32e	a7, a0, -36
-	s32e	a8, a0, -32
-	s32e	a9, a0, -28
-	s32e	a10, a0, -24
-	s32e	a11, a0, -20
-	rfwo
-	.org 0x140
-_WindowUnderflow12:
-	l32e	a0, a13, -16
-	l32e	a1, a13, -12
-	l32e	a2, a13, -8
-	l32e	a11, a1, -12
-	l32e	a3, a13, -4
-	l32e	a4, a11, -48
-	l32e	a5, a11, -44
-	l32e	a6, a11, -40
-	l32e	a7, a11, -36
-	l32e	a8, a11, -32
-	l32e	a9, a11, -28
-	l32e	a10, a11, -24
-	l32e	a11, a11, -20
-	rfwu
-	.org 0x180
-	FAIL_VECTOR(1)
-	.org 0x1c0
-	FAIL_VECTOR(2)
-	.org 0x200
-	FAIL_VECTOR(3)
-	.org 0x240
-	FAIL_VECTOR(4)
-	.org 0x280
-	FAIL_VECTOR(5)
-	.org 0x2c0
-	FAIL_VECTOR(6)
-	.org 0x300
-	FAIL_VECTOR(7)	/* kernel exception */
-	.org 0x340
+	.section .qemu.vectors, "ax", @progbits	/* at VECBASE */
+#include "window_vectors.inc"
 	/* User exception: only MOVSP's alloca exception is expected (clang emits
 	 * MOVSP to pass arguments on the stack, e.g. to printf). */
 	wsr	a0, excsave1
@@ -130,6 +40,21 @@ _WindowUnderflow12:
 	FAIL_VECTOR(8)
 	.org 0x3c0
 	FAIL_VECTOR(9)	/* double exception */
+
+/* a0 holds our WINDOWBASE: put it in PS.OWB (bits 8..11, so that RFWU
+ * returns to our window) and refill the caller's frame with `underflow`. */
+#define SET_OWB_AND_REFILL(underflow) \
+	extui	a0, a0, 0, 3; \
+	slli	a0, a0, 8; \
+	rsr	a1, ps; \
+	movi	a2, 15; \
+	slli	a2, a2, 8; \
+	or	a1, a1, a2; \
+	xor	a1, a1, a2; \
+	or	a1, a1, a0; \
+	wsr	a1, ps; \
+	rsync; \
+	j	underflow
 
 /* MOVSP faulted because the caller's frame is not in the register file:
  * refill it with the matching underflow handler, then retry the MOVSP. The
@@ -159,40 +84,10 @@ _WindowUnderflow12:
 	rotw	-3
 	rsr	a0, windowbase
 	addi	a0, a0, 3
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow12
+	SET_OWB_AND_REFILL(_WindowUnderflow12)
 .Lalloca_owb4:
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow4
+	SET_OWB_AND_REFILL(_WindowUnderflow4)
 .Lalloca_owb8:
-	extui	a0, a0, 0, 3
-	slli	a0, a0, 8
-	rsr	a1, ps
-	movi	a2, 15
-	slli	a2, a2, 8	/* the OWB field, 0xf00 */
-	or	a1, a1, a2
-	xor	a1, a1, a2	/* cleared */
-	or	a1, a1, a0
-	wsr	a1, ps
-	rsync
-	j	_WindowUnderflow8
+	SET_OWB_AND_REFILL(_WindowUnderflow8)
 
 	.section .note.GNU-stack, "", @progbits

@@ -1,4 +1,4 @@
-//! Seed 003 §2 (f): the cleartext core configuration read from every source
+//! Core-config cross-validation (docs/FACTS.md): the cleartext core configuration read from every source
 //! given, normalised to one vocabulary, and cross-validated: a fact several
 //! independent sources state alike is corroborated; a fact they state
 //! differently is a conflict, shown side by side.
@@ -246,7 +246,7 @@ fn derive(facts: &[Fact]) -> Vec<DerivedFact> {
             label: "instruction lengths".into(),
             value: lengths,
             evidence: Evidence::inferred(
-                "density adds the 16-bit narrow forms; the Vision vector pipe issues through FLIX bundles (seed 003 §1)",
+                "density adds the 16-bit narrow forms; the Vision vector pipe issues through FLIX bundles (docs/PLATFORM.md, \"Cores\")",
             ),
         });
     }

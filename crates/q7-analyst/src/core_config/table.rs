@@ -1,5 +1,5 @@
 //! The normalised fact vocabulary and where each fact is spelled in each
-//! format. The params key names the seeds quote (ConfigName, IsaIsBigEndian,
+//! format. The params key names docs/PLATFORM.md, "Cores", quotes (ConfigName, IsaIsBigEndian,
 //! HasVectorPipe, SWToolsRelease, SWToolsVername, TargetHWVersion, arch,
 //! uarchName) are used as quoted; the `XCHAL_*` names are those of the
 //! public Xtensa overlay headers; the remaining params spellings are q7's
@@ -155,12 +155,7 @@ fn flag(text: &str) -> Result<bool, String> {
 }
 
 fn integer(text: &str) -> Result<u64, String> {
-    let lower = text.to_ascii_lowercase();
-    let parsed = match lower.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => lower.parse::<u64>(),
-    };
-    parsed.map_err(|_| format!("`{text}` is not a number"))
+    q7_target::num::parse_u64(text).ok_or_else(|| format!("`{text}` is not a number"))
 }
 
 #[cfg(test)]

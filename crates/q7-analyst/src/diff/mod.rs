@@ -1,4 +1,4 @@
-//! Seed 003 §2 (e): two images of the same component compared. Hash
+//! Cross-generation diff (docs/FACTS.md, "Cross-generation diff"): two images of the same component compared. Hash
 //! equality first (byte-identical files need no further reading); otherwise
 //! the ELF headers, then every allocated section matched by name: identical,
 //! moved, resized, or changed in localized ranges of bytes, each range with

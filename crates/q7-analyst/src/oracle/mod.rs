@@ -1,4 +1,4 @@
-//! The seed 003 §3–§4 value oracle, driven safely: a leaf with the
+//! The value oracle of docs/FACTS.md, "Value oracle", driven safely: a leaf with the
 //! `int leaf(void *state, unsigned a, unsigned b, unsigned *result)` ABI is
 //! executed on a grid of inputs in a separate process and its results are
 //! compared with a reference expression and/or another leaf.
@@ -137,11 +137,6 @@ pub enum OracleError {
 }
 
 impl OracleReport {
-    /// Whether every comparison holds and nothing crashed.
-    pub fn all_agree(&self) -> bool {
-        self.crashes.is_empty() && self.inputs_not_run == 0 && self.comparisons.iter().all(Comparison::holds)
-    }
-
     /// One line summing up what went wrong, for the exit status message.
     pub fn problem_summary(&self) -> Option<String> {
         let mut problems = Vec::new();

@@ -9,6 +9,7 @@
 //!   the parent can tell which call a crash interrupted);
 //!   `error <message>` when the library or a symbol cannot be loaded.
 //! Input lines are `<a> <b>` in decimal; end of input ends the run.
+#![allow(unsafe_code)] // dlopen/dlsym, calling the leaves, and the child's raw descriptors
 
 use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 use std::fs::File;
@@ -17,7 +18,7 @@ use std::os::fd::FromRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// The seed 003 §4 leaf ABI: `int leaf(void *state, unsigned a, unsigned b,
+/// The leaf ABI of docs/FACTS.md, "Value oracle": `int leaf(void *state, unsigned a, unsigned b,
 /// unsigned *result)`.
 type LeafFn = unsafe extern "C" fn(*mut c_void, c_uint, c_uint, *mut c_uint) -> c_int;
 

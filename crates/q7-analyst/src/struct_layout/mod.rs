@@ -1,4 +1,4 @@
-//! Seed 003 §2 (c): struct layouts proven by compilation. The header is
+//! Struct layouts proven by compilation (docs/FACTS.md, "Compile-verified struct layouts"). The header is
 //! preprocessed by the C compiler, its struct definitions are parsed for
 //! their shape, and a generated probe (compiled and run with the same
 //! compiler) prints `sizeof` and every member's offset. The header's own

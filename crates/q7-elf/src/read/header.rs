@@ -92,7 +92,7 @@ impl Header {
     }
 
     /// Byte size of the whole file as the header describes it: the end of the
-    /// section header table (the rule seed 004 uses to carve embedded images).
+    /// section header table (the rule that carves embedded images: docs/FACTS.md, "Carve by ELF magic").
     pub fn declared_size(&self) -> u64 {
         let sh_end = self.shoff as u64 + self.shentsize as u64 * self.shnum as u64;
         let ph_end = self.phoff as u64 + self.phentsize as u64 * self.phnum as u64;

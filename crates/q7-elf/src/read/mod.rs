@@ -8,7 +8,7 @@ mod symbol;
 use std::borrow::Cow;
 
 pub use header::Header;
-pub use section::{ProgramHeader, Section, SectionSummary};
+pub use section::{ProgramHeader, Section};
 pub use symbol::{Reloc, Symbol};
 
 use crate::consts::*;

@@ -74,32 +74,6 @@ impl<'a> Section<'a> {
     pub fn end_vaddr(&self) -> u64 {
         self.addr as u64 + self.size as u64
     }
-
-    pub fn summary(&self) -> SectionSummary {
-        SectionSummary {
-            index: self.index,
-            name: self.name.to_string(),
-            kind: section_type_name(self.sh_type),
-            addr: self.addr,
-            offset: self.offset,
-            size: self.size,
-            align: self.addralign,
-            flags: section_flags(self.flags),
-        }
-    }
-}
-
-/// An owned, serialisable digest of a section header for reports.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct SectionSummary {
-    pub index: usize,
-    pub name: String,
-    pub kind: &'static str,
-    pub addr: u32,
-    pub offset: u32,
-    pub size: u32,
-    pub align: u32,
-    pub flags: String,
 }
 
 /// One program header.

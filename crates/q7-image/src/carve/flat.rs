@@ -1,4 +1,4 @@
-//! The flat container (seed 003 §2a): `[JSON header | ELF image]` items back
+//! The flat container (docs/FORMATS.md, "Embedded-image containers"): `[JSON header | ELF image]` items back
 //! to back, optionally separated by whitespace or NUL padding. A JSON value
 //! ends where its closing bracket does; an image where its header says.
 

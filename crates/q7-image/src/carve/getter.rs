@@ -1,4 +1,4 @@
-//! Getter-driven carving (seed 003 §2a): the host library's exported
+//! Getter-driven carving (docs/FACTS.md, "Getter-driven carve"): the host library's exported
 //! `*_get` functions each return one embedded blob as
 //!
 //! ```text
@@ -9,7 +9,7 @@
 //!
 //! Decoding those two instructions gives (address, size); the address maps
 //! to a file offset through the host's sections, which matters because
-//! `.data` is not loaded at its file offset (seed 003 §5).
+//! `.data` is not loaded at its file offset (docs/FACTS.md, ".data VMA ≠ file offset").
 
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
 use serde::Serialize;

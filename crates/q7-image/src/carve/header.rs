@@ -1,6 +1,6 @@
 //! The few ELF header fields a carver needs, read from raw bytes at a magic
-//! hit in either class, and the five checks seed 004 §1 validates a carved
-//! image with (ELF32, little-endian, EXEC, Xtensa, `e_flags 0x300`).
+//! hit in either class, and the five checks (docs/FACTS.md, "Header validation") for a carved
+//! image (ELF32, little-endian, EXEC, Xtensa, `e_flags 0x300`).
 
 use serde::Serialize;
 

@@ -1,4 +1,5 @@
 //! Carve input: large host files are memory-mapped rather than read.
+#![allow(unsafe_code)] // memory-mapping the input file
 
 use std::fs::File;
 use std::ops::Deref;

@@ -1,5 +1,5 @@
-//! Carving embedded Xtensa images out of a host file (seed 004 §1, seed 003
-//! §2a) in three ways that must agree where they overlap:
+//! Carving embedded Xtensa images out of a host file (docs/FACTS.md, "Carve by ELF magic"
+//! and "Getter-driven carve") in three ways that must agree where they overlap:
 //!
 //! * **magic scan**: every `\x7fELF` in the file, each sized by its own header
 //!   (`e_shoff + e_shentsize·e_shnum`, bounded by the file) and validated;
@@ -8,7 +8,7 @@
 //!   host's sections;
 //! * **flat container**: a file of `[JSON header | ELF image]` items.
 //!
-//! Byte-identical images collapse by sha256 (the seed's 13 stored → 9
+//! Byte-identical images collapse by sha256 (docs/FACTS.md, "sha256 collapse": 13 stored → 9
 //! distinct).
 
 mod flat;
@@ -40,7 +40,7 @@ pub struct CarveReport {
     pub container: String,
     /// Every magic hit, in file order.
     pub hits: Vec<Hit>,
-    /// Hits accepted as Xtensa images (the seed's "stored" count).
+    /// Hits accepted as Xtensa images (the "stored" count of docs/FACTS.md).
     pub stored: usize,
     pub distinct: Vec<DistinctImage>,
     pub getters: Option<GetterScan>,

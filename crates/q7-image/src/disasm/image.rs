@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use q7_elf::consts::*;
 use q7_elf::{ElfFile, Endian};
 
+use super::plan::BoundarySource;
+use super::props::{blocks_for, PropBlock, TableKind};
 use super::symbols::{is_label, Labels, SymbolicName};
 use super::DisasmError;
 
@@ -32,6 +34,10 @@ pub struct Region<'a> {
     pub alloc: bool,
     pub exec: bool,
     pub labels: Labels<'a>,
+    /// The property (or literal) table's blocks for this section, if any.
+    pub blocks: Option<Vec<PropBlock>>,
+    /// Where the listing's instruction boundaries come from (besides labels).
+    pub boundaries: BoundarySource,
 }
 
 impl Region<'_> {
@@ -102,6 +108,8 @@ impl<'a> Image<'a> {
             alloc: true,
             exec: true,
             labels: Labels::default(),
+            blocks: None,
+            boundaries: BoundarySource::Targets,
         };
         Image { source: Source::Raw { base }, regions: vec![region], elf: None, raw: bytes }
     }
@@ -111,14 +119,25 @@ impl<'a> Image<'a> {
         let mut regions: Vec<Region<'a>> = elf
             .sections()
             .iter()
-            .map(|s| Region {
-                name: s.name.clone(),
-                addr: s.addr,
-                size: s.size,
-                bytes: s.data(),
-                alloc: s.is_alloc(),
-                exec: s.is_exec(),
-                labels: Labels::default(),
+            .map(|s| {
+                // Only code sections are swept; their tables are read once here.
+                let table = (s.is_alloc() && s.is_exec()).then(|| blocks_for(&elf, s.index)).flatten();
+                let boundaries = match table.as_ref().map(|t| t.1) {
+                    None => BoundarySource::Targets,
+                    Some(TableKind::Prop) => BoundarySource::PropertyTable,
+                    Some(TableKind::Lit) => BoundarySource::LiteralTable,
+                };
+                Region {
+                    name: s.name.clone(),
+                    addr: s.addr,
+                    size: s.size,
+                    bytes: s.data(),
+                    alloc: s.is_alloc(),
+                    exec: s.is_exec(),
+                    labels: Labels::default(),
+                    blocks: table.map(|t| t.0),
+                    boundaries,
+                }
             })
             .collect();
         if use_symbols {

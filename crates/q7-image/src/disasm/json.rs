@@ -3,12 +3,15 @@
 //!
 //! * `file` (first): `path`, `format` (`"elf"` or `"raw"`), `isa`, `lx_scalar`;
 //! * `section`: `name`, `address`, `size` (the whole section; the lines that
-//!   follow may cover only part of it under `--range`);
+//!   follow may cover only part of it under `--range`), `boundaries` (where
+//!   instruction starts came from besides symbols: `"xt.prop"`, `"xt.lit"`, or
+//!   `"targets"` found by a first sweep);
 //! * `label`: `address`, `name` (as the human listing prints it);
 //! * `insn`: `address`, `bytes` (hex), `mnemonic`, `operands` (text, `""`
 //!   when none), `target` (PC-relative operand's address), `target_symbol`,
 //!   `literal` (the word an `l32r` loads), `literal_symbol`, `error` (why the
-//!   bytes did not decode). Undecodable bytes have mnemonic `.byte`.
+//!   bytes did not decode). Undecodable bytes and fill have mnemonic `.byte`;
+//!   literal words (from the tables or `l32r`s) `.word` with the value.
 //!
 //! Addresses and values are JSON numbers; absent values are `null`.
 
@@ -17,13 +20,13 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::image::{Image, Region, Source};
-use super::walk::{Line, Sink, Span};
+use super::walk::{Content, Line, Sink, Span};
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Record<'r> {
     File { path: &'r str, format: &'static str, isa: &'r str, lx_scalar: bool },
-    Section { name: &'r str, address: u32, size: u32 },
+    Section { name: &'r str, address: u32, size: u32, boundaries: &'static str },
     Label { address: u32, name: String },
     Insn(InsnRecord<'r>),
 }
@@ -68,6 +71,17 @@ fn write_record<W: Write>(out: &mut W, record: &Record) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
+/// The `error` of bytes the property table marks as not instructions.
+pub const NOT_CODE: &str = "not instructions (property table: fill or data)";
+
+/// Replaces `text` with `value`'s Display text; returns no error.
+fn write_str(text: &mut String, value: impl std::fmt::Display) -> Option<String> {
+    use std::fmt::Write as _;
+    text.clear();
+    let _ = write!(text, "{value}");
+    None
+}
+
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes.iter().fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
@@ -78,7 +92,15 @@ fn hex(bytes: &[u8]) -> String {
 
 impl<W: Write> Sink for JsonSink<W> {
     fn section(&mut self, _image: &Image, region: &Region, _span: &Span) -> io::Result<()> {
-        write_record(&mut self.out, &Record::Section { name: &region.name, address: region.addr, size: region.size })
+        write_record(
+            &mut self.out,
+            &Record::Section {
+                name: &region.name,
+                address: region.addr,
+                size: region.size,
+                boundaries: region.boundaries.name(),
+            },
+        )
     }
 
     fn label(&mut self, _image: &Image, region: &Region, addr: u32) -> io::Result<()> {
@@ -86,21 +108,20 @@ impl<W: Write> Sink for JsonSink<W> {
     }
 
     fn line(&mut self, image: &Image, region: &Region, line: &Line) -> io::Result<()> {
-        use std::fmt::Write as _;
-        self.text.clear();
-        let (mnemonic, operands, error) = match &line.decoded {
-            Ok(insn) => {
-                // The plain Display text is "mnemonic<TAB>operands".
-                let _ = write!(self.text, "{insn}");
-                let (_, operands) = self.text.split_once('\t').unwrap_or((&self.text, ""));
-                (insn.mnemonic(), operands, None)
+        let (mnemonic, error) = match &line.content {
+            // The plain Display text is "mnemonic<TAB>operands".
+            Content::Insn(insn) => (insn.mnemonic(), write_str(&mut self.text, insn)),
+            Content::Literal(value) => (".word", write_str(&mut self.text, format_args!("\t{value:#010x}"))),
+            Content::Undecodable(error) => {
+                write_str(&mut self.text, q7_isa::byte_directive(line.bytes));
+                (".byte", Some(error.to_string()))
             }
-            Err(error) => {
-                let _ = write!(self.text, "{}", q7_isa::byte_directive(line.bytes));
-                let (_, operands) = self.text.split_once('\t').unwrap_or((&self.text, ""));
-                (".byte", operands, Some(error.to_string()))
+            Content::Data => {
+                write_str(&mut self.text, q7_isa::byte_directive(line.bytes));
+                (".byte", Some(NOT_CODE.to_string()))
             }
         };
+        let operands = self.text.split_once('\t').map_or("", |(_, operands)| operands);
         let name = |addr: Option<u32>| addr.and_then(|a| image.name_of(a, region)).map(|n| n.to_string());
         let record = InsnRecord {
             address: line.pc,

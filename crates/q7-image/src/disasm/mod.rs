@@ -8,14 +8,20 @@
 //!   code loaded at a base address (default 0). Big-endian images are refused:
 //!   the decoder reads little-endian instruction words.
 //! * **Sections.** By default every allocated, executable section with bytes
-//!   (raw input: the one region named [`RAW_REGION`]). [`DisasmOptions::section`]
+//!   (raw input: the one region named [`RAW_REGION`]); empty ones list
+//!   nothing, and only a file with no executable section at all is an error. [`DisasmOptions::section`]
 //!   picks one section by name, executable or not. [`AddrRange`] keeps only
 //!   the addresses `start..end` of the chosen sections.
 //! * **Decoding.** [`q7_isa::sweep()`] under the chosen [`IsaOptions`]; with
-//!   [`IsaOptions::lx_scalar`] the scalar-LX length rule of seed 003 §2(b)
+//!   [`IsaOptions::lx_scalar`] the rule of docs/FACTS.md, "Scalar-LX length rule",
 //!   applies (op0 0xe/0xf is a 3-byte instruction, resync at `retw.n`), for
 //!   management-core (NCFW) code. The sweep restarts at every label (see
 //!   [`walk()`]).
+//! * **Boundaries.** Where the file has `.xt.prop` property tables (GNU as
+//!   writes them), instructions, literal words (`.word`) and fill follow the
+//!   table as GNU objdump does; without one, the sweep also restarts at every
+//!   branch, jump, loop and call target and lists `l32r` literal words as
+//!   `.word` (see `plan.rs`). The JSON `section` record names the source.
 //! * **Symbols** (unless disabled): labels from `.symtab` (or `.dynsym`), one
 //!   per address by the rank in `symbols.rs` (functions first); targets print as
 //!   `0x84000040 <run_op+0x8>`, or `<.text+0x40>` without symbols. In a
@@ -29,6 +35,9 @@
 
 mod image;
 mod json;
+mod plan;
+mod props;
+mod steps;
 mod symbols;
 mod text;
 mod walk;
@@ -40,10 +49,12 @@ use std::io::{self, Write};
 
 pub use image::{Image, Region, Source, RAW_REGION};
 pub use json::JsonSink;
+pub use plan::BoundarySource;
+pub use props::PropBlock;
 pub use q7_isa::{self, IsaOptions};
 pub use symbols::{Labels, SymbolicName};
 pub use text::TextSink;
-pub use walk::{walk, Line, Sink, Span, BYTES_PER_LINE};
+pub use walk::{walk, Content, Line, Sink, Span, BYTES_PER_LINE};
 
 /// Why an input cannot be listed. Each message is one line.
 #[derive(Debug, thiserror::Error)]
@@ -101,12 +112,7 @@ impl std::fmt::Display for AddrRange {
 
 /// Parses a 32-bit address: `0x` hexadecimal or decimal.
 pub fn parse_address(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let value = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-        None => text.parse::<u32>().ok()?,
-    };
-    Some(u64::from(value))
+    q7_target::num::parse_u32(text).map(u64::from)
 }
 
 /// What to list and how.
@@ -121,6 +127,9 @@ pub struct DisasmOptions {
     pub range: Option<AddrRange>,
     /// Load address of raw input.
     pub base: Option<u32>,
+    /// List nothing (instead of failing) for a file without executable
+    /// sections, as for the members of an archive.
+    pub empty_ok: bool,
 }
 
 /// A loaded input with its spans chosen: every user error has been reported
@@ -173,11 +182,12 @@ fn select_spans(image: &Image, options: &DisasmOptions) -> Result<Vec<Span>, Dis
             vec![index]
         }
         None => {
-            let code: Vec<usize> = (0..image.regions.len()).filter(|&i| image.regions[i].is_code()).collect();
-            if code.is_empty() {
+            // Empty executable sections (common in archive members) list
+            // nothing, as with objdump; a file with none at all is an error.
+            if !options.empty_ok && !image.regions.iter().any(|r| r.alloc && r.exec) {
                 return Err(DisasmError::NoCode);
             }
-            code
+            (0..image.regions.len()).filter(|&i| image.regions[i].is_code()).collect()
         }
     };
     let (lo, hi) = options.range.map_or((0, 1 << 32), |r| (r.start, r.end));

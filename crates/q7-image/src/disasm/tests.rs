@@ -18,8 +18,9 @@ fn texts(listing: &str) -> Vec<String> {
 
 #[test]
 fn raw_code_with_targets_and_literals() {
-    // The literal word at the base is also code (ret.n; retw.n), so the
-    // sweep stays in step: its value points at the retw.n at base + 0xd.
+    // The word at the base is loaded by the l32r, so it is listed as a
+    // literal (its bytes would also decode: ret.n; retw.n); its value
+    // points at the retw.n at base + 0xd.
     let code = [
         0x0d, 0xf0, 0x1d, 0xf0, // literal 0xf01df00d
         0x36, 0x41, 0x00, // entry a1, 32
@@ -37,7 +38,28 @@ fn raw_code_with_targets_and_literals() {
     assert!(text.contains("f01df007: 81 fe ff     l32r\ta8, 0xf01df000 <raw>  ; 0xf01df00d <raw+0xd>\n"), "{text}");
     assert!(text.contains("f01df00a: 46 00 00     j\t0xf01df00f <raw+0xf>\n"), "{text}");
     assert!(text.contains("f01df012: 00           .byte\t0x00\n"), "{text}");
-    assert_eq!(texts(&text).len(), 8, "{text}");
+    assert!(text.contains("f01df000: 0d f0 1d f0  .word\t0xf01df00d\n"), "{text}");
+    assert_eq!(texts(&text).len(), 7, "{text}");
+}
+
+#[test]
+fn padding_before_a_branch_target_does_not_swallow_it() {
+    // The pattern: `j` over one fill byte to an aligned target that a
+    // branch also names. A plain sweep reads `00 0c c2` as one word.
+    let code = [
+        0x8c, 0x82, // 0: beqz.n a2, 0xc
+        0x86, 0x01, 0x00, // 2: j 0xc
+        0x1d, 0xf0, // 5: retw.n
+        0x1d, 0xf0, // 7: retw.n
+        0x1d, 0xf0, // 9: retw.n
+        0x00, // b: fill before the aligned target
+        0x0c, 0xc2, // c: movi.n a2, 12
+        0x1d, 0xf0, // e: retw.n
+    ];
+    let text = listing(&code, &options(IsaOptions::vision_q7()));
+    let lines = texts(&text);
+    assert!(lines.contains(&"movi.n\ta2, 12".to_string()), "{text}");
+    assert!(text.contains("0000000b: 00           .byte\t0x00\n"), "{text}");
 }
 
 #[test]

@@ -19,10 +19,12 @@
 
 use std::io::{self, Write};
 
-use q7_isa::byte_directive;
+use q7_isa::display::push_hex_prefixed;
+use q7_isa::{push_byte_directive, push_insn};
 
 use super::image::{Image, Region};
-use super::walk::{Line, Sink, Span, BYTES_PER_LINE};
+use super::symbols::SymbolicName;
+use super::walk::{Content, Line, Sink, Span, BYTES_PER_LINE};
 
 /// Writes the human listing to `out`.
 pub struct TextSink<W: Write> {
@@ -38,6 +40,15 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 fn push_hex(buf: &mut Vec<u8>, value: u32, digits: u32) {
     for shift in (0..digits).rev() {
         buf.push(HEX[(value >> (4 * shift) & 0xf) as usize]);
+    }
+}
+
+/// Appends `base` or `base+0x1c` (as [`SymbolicName`]'s Display).
+fn push_name(out: &mut Vec<u8>, name: SymbolicName) {
+    out.extend_from_slice(name.base.as_bytes());
+    if name.offset != 0 {
+        out.push(b'+');
+        push_hex_prefixed(out, name.offset);
     }
 }
 
@@ -74,17 +85,30 @@ impl<W: Write> Sink for TextSink<W> {
         // Pad the byte column to BYTES_PER_LINE bytes of "xx ", plus one space.
         let pad = 3 * BYTES_PER_LINE.saturating_sub(line.bytes.len()) + 1;
         out.resize(out.len() + pad, b' ');
-        match &line.decoded {
-            Ok(insn) => {
-                let name = |addr: u32| image.name_of(addr, region).map(|n| n.to_string());
-                write!(out, "{}", insn.display_with(&name))?;
+        match &line.content {
+            Content::Insn(insn) => {
+                let mut label = |out: &mut Vec<u8>, addr: u32| match image.name_of(addr, region) {
+                    Some(name) => {
+                        push_name(out, name);
+                        true
+                    }
+                    None => false,
+                };
+                push_insn(out, insn, &mut label);
             }
-            Err(_) => out.write_all(byte_directive(line.bytes).as_bytes())?,
+            Content::Literal(value) => {
+                out.extend_from_slice(b".word\t0x");
+                push_hex(out, *value, 8);
+            }
+            Content::Undecodable(_) | Content::Data => push_byte_directive(out, line.bytes),
         }
         if let Some(value) = line.literal {
-            write!(out, "  ; {value:#010x}")?;
+            out.extend_from_slice(b"  ; 0x");
+            push_hex(out, value, 8);
             if let Some(name) = image.name_of(value, region) {
-                write!(out, " <{name}>")?;
+                out.extend_from_slice(b" <");
+                push_name(out, name);
+                out.push(b'>');
             }
         }
         out.push(b'\n');

@@ -1,19 +1,21 @@
-//! The linear sweep over the selected spans, restarted at every label.
+//! The sweep over the selected spans, piece by piece.
 //!
 //! Each selected span (a code section, or the part of it inside `--range`)
-//! is cut at every label address inside it, and each piece is swept on its
-//! own with [`q7_isa::sweep()`], the way objdump restarts at every symbol: a
-//! literal pool or alignment padding before a function cannot desynchronize
-//! the function. An instruction that would run past the next label is cut
-//! there and listed as `.byte` (GNU objdump does the same; LLVM 22 decodes
-//! across the label). Undecodable bytes follow the sweep's documented
-//! resynchronization rule and are listed at most [`BYTES_PER_LINE`] per line.
+//! is cut into pieces by [`super::plan`]: at every label (the way objdump
+//! restarts at every symbol), at the property table's block boundaries or,
+//! without a table, at every branch, jump, loop and call target. Code pieces
+//! are swept on their own with [`q7_isa::sweep()`]; an instruction that would
+//! run past the piece is cut there and listed as `.byte` (GNU objdump does the
+//! same; LLVM 22 decodes across). Literal pieces list `.word`s, data pieces
+//! bytes. Undecodable bytes follow the sweep's resynchronization rule and are
+//! listed at most [`BYTES_PER_LINE`] per line.
 
 use std::io;
 
 use q7_isa::{sweep, DecodeError, Insn, IsaOptions, Opcode};
 
 use super::image::{Image, Region};
+use super::plan::{pieces, Mode};
 
 /// Most bytes on one `.byte` line.
 pub const BYTES_PER_LINE: usize = 4;
@@ -26,13 +28,25 @@ pub struct Span {
     pub end: u64,
 }
 
-/// One listing line: an instruction or up to [`BYTES_PER_LINE`] undecodable bytes.
+/// What the bytes of a line are.
+#[derive(Clone, Debug)]
+pub enum Content {
+    Insn(Insn),
+    /// Bytes the sweep could not decode, and why.
+    Undecodable(DecodeError),
+    /// A literal word (little-endian), from the property table or an `l32r`.
+    Literal(u32),
+    /// Bytes the property table says are not instructions (fill, data).
+    Data,
+}
+
+/// One listing line: an instruction, a literal word, or up to
+/// [`BYTES_PER_LINE`] other bytes.
 #[derive(Clone, Debug)]
 pub struct Line<'a> {
     pub pc: u32,
     pub bytes: &'a [u8],
-    /// The instruction, or why the sweep could not decode these bytes.
-    pub decoded: Result<Insn, DecodeError>,
+    pub content: Content,
     /// For `l32r`: the word at the literal address, when the image holds it.
     pub literal: Option<u32>,
 }
@@ -40,7 +54,10 @@ pub struct Line<'a> {
 impl Line<'_> {
     /// The branch, call, jump, loop or literal address the instruction names.
     pub fn target(&self) -> Option<u32> {
-        self.decoded.as_ref().ok().and_then(Insn::target)
+        match &self.content {
+            Content::Insn(insn) => insn.target(),
+            _ => None,
+        }
     }
 }
 
@@ -60,37 +77,85 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
     for span in spans {
         let region = &image.regions[span.region];
         sink.section(image, region, span)?;
-        let mut pos = span.start;
-        while pos < span.end {
-            let stop = region.labels.next_after(pos).map_or(span.end, |next| next.min(span.end));
+        for piece in pieces(image, region, span.start, span.end, isa) {
             // Span bounds lie inside the region, so these fit in u32 and usize.
-            let pc = pos as u32;
-            if pos == span.start || region.labels.at(pc).is_some() {
+            let pc = piece.start as u32;
+            if piece.start == span.start || region.labels.at(pc).is_some() {
                 sink.label(image, region, pc)?;
             }
-            let from = (pos - u64::from(region.addr)) as usize;
-            let to = (stop - u64::from(region.addr)) as usize;
-            for item in sweep(&region.bytes[from..to], pc, isa) {
-                match item.result {
-                    Ok(insn) => {
-                        let literal = match insn.op {
-                            Opcode::L32r => insn.target().and_then(|addr| image.literal_at(addr)),
-                            _ => None,
-                        };
-                        sink.line(image, region, &Line { pc: item.pc, bytes: item.bytes, decoded: Ok(insn), literal })?;
-                        lines += 1;
-                    }
-                    Err(error) => {
-                        for (i, chunk) in item.bytes.chunks(BYTES_PER_LINE).enumerate() {
-                            let pc = item.pc.wrapping_add((i * BYTES_PER_LINE) as u32);
-                            sink.line(image, region, &Line { pc, bytes: chunk, decoded: Err(error), literal: None })?;
-                            lines += 1;
-                        }
-                    }
-                }
-            }
-            pos = stop;
+            let from = (piece.start - u64::from(region.addr)) as usize;
+            let to = (piece.end - u64::from(region.addr)) as usize;
+            let bytes = &region.bytes[from..to];
+            lines += match piece.mode {
+                Mode::Code => list_code(image, region, bytes, pc, isa, sink)?,
+                Mode::Literal => list_literals(image, region, bytes, pc, sink)?,
+                Mode::Data => list_bytes(image, region, bytes, pc, Content::Data, sink)?,
+            };
         }
+    }
+    Ok(lines)
+}
+
+fn list_code(
+    image: &Image,
+    region: &Region,
+    bytes: &[u8],
+    pc: u32,
+    isa: &IsaOptions,
+    sink: &mut dyn Sink,
+) -> io::Result<u64> {
+    let mut lines = 0;
+    for item in sweep(bytes, pc, isa) {
+        match item.result {
+            Ok(insn) => {
+                let literal = match insn.op {
+                    Opcode::L32r => insn.target().and_then(|addr| image.literal_at(addr)),
+                    _ => None,
+                };
+                sink.line(
+                    image,
+                    region,
+                    &Line { pc: item.pc, bytes: item.bytes, content: Content::Insn(insn), literal },
+                )?;
+                lines += 1;
+            }
+            Err(error) => lines += list_bytes(image, region, item.bytes, item.pc, Content::Undecodable(error), sink)?,
+        }
+    }
+    Ok(lines)
+}
+
+/// Word-aligned words as `.word`; bytes before the first aligned word or
+/// after the last whole one as bytes.
+fn list_literals(image: &Image, region: &Region, bytes: &[u8], pc: u32, sink: &mut dyn Sink) -> io::Result<u64> {
+    let head = ((4 - pc % 4) % 4) as usize;
+    let head = head.min(bytes.len());
+    let mut lines = list_bytes(image, region, &bytes[..head], pc, Content::Data, sink)?;
+    let words = bytes[head..].chunks_exact(4);
+    let tail = words.remainder();
+    let mut at = pc.wrapping_add(head as u32);
+    for word in words {
+        let value = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        sink.line(image, region, &Line { pc: at, bytes: word, content: Content::Literal(value), literal: None })?;
+        at = at.wrapping_add(4);
+        lines += 1;
+    }
+    Ok(lines + list_bytes(image, region, tail, at, Content::Data, sink)?)
+}
+
+fn list_bytes(
+    image: &Image,
+    region: &Region,
+    bytes: &[u8],
+    pc: u32,
+    content: Content,
+    sink: &mut dyn Sink,
+) -> io::Result<u64> {
+    let mut lines = 0;
+    for (i, chunk) in bytes.chunks(BYTES_PER_LINE).enumerate() {
+        let pc = pc.wrapping_add((i * BYTES_PER_LINE) as u32);
+        sink.line(image, region, &Line { pc, bytes: chunk, content: content.clone(), literal: None })?;
+        lines += 1;
     }
     Ok(lines)
 }

@@ -1,4 +1,4 @@
-//! The `kernel_info_table` (seed 004 §3): N × 8-byte records of
+//! The `kernel_info_table` (docs/FORMATS.md, "kernel_info_table"): N × 8-byte records of
 //! `[u32 big-endian opcode][u32 little-endian entry address]`, many opcodes
 //! to one entry. Each entry is checked for the windowed prologue
 //! (`entry a1,N`, first byte 0x36) and followed to its first return.
@@ -171,7 +171,7 @@ pub fn decode_prologue(code: &[u8], address: u32, file_offset: u32) -> Prologue 
 }
 
 /// Steps through instructions by the scalar-LX length rule (op0 8..=13 is a
-/// 2-byte density instruction, everything else 3 bytes; seed 003 §2b).
+/// 2-byte density instruction, everything else 3 bytes; docs/FACTS.md, "Scalar-LX length rule").
 fn find_return(code: &[u8], address: u32, file_offset: u32) -> Option<Return> {
     let mut at = 0usize;
     while at + 2 <= code.len() && (at as u32) < MAX_WALK {
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn entry_immediate_is_the_frame_over_eight() {
-        // The seed's two spellings: 36 41 00 = 32 bytes, 36 01 02 = 256 bytes.
+        // The vendor's two spellings (docs/FACTS.md): 36 41 00 = 32 bytes, 36 01 02 = 256 bytes.
         let p = decode_prologue(&[0x36, 0x41, 0x00, 0x1d, 0xf0], 0x100, 0x10);
         assert_eq!((p.windowed, p.stack_register, p.frame_size), (true, Some(1), Some(32)));
         assert_eq!(p.ret, Some(Return { mnemonic: "retw.n", address: 0x103, file_offset: 0x13, length: 5 }));

@@ -1,4 +1,4 @@
-//! The seed 002 layout report: header facts, segments with their sections,
+//! The layout report (docs/FACTS.md): header facts, segments with their sections,
 //! allocated sections with roles, span, window, headroom, entry offset and the
 //! decoded constructor tables; and, over several images, the aperture law
 //! checks (constant entry offset, windows that tile without gaps).
@@ -259,7 +259,7 @@ fn role_of(s: &Section) -> &'static str {
     }
 }
 
-/// Facts about a set of images taken together (seed 002's aperture law).
+/// Facts about a set of images taken together (docs/FACTS.md, "Aperture law and tiling").
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct SetFacts {
     pub images: usize,

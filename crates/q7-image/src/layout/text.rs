@@ -120,7 +120,7 @@ fn write_table(out: &mut dyn Write, t: &PointerTable) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the cross-image summary (seed 002's aperture law).
+/// Writes the cross-image summary (docs/FACTS.md, "Aperture law and tiling").
 pub fn write_set(out: &mut dyn Write, s: &SetFacts) -> io::Result<()> {
     writeln!(out, "across {} images", s.images)?;
     match s.constant_entry_offset {

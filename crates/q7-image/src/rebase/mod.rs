@@ -1,4 +1,4 @@
-//! Seed 002's identical-modulo-rebase proof over any set of per-core images:
+//! The identical-modulo-rebase proof (docs/FACTS.md, "Identical modulo rebase") over any set of per-core images:
 //! the byte positions that differ from the first image (and whether every
 //! pair differs at the same ones), the per-byte deltas, every differing
 //! 32-bit word checked against the base delta region by region, the string
@@ -26,7 +26,7 @@ pub struct RebaseReport {
     /// entry points.
     pub base_source: &'static str,
     pub pairs: Vec<PairDiff>,
-    /// Every pair differs at the same byte positions (seed 002's check).
+    /// Every pair differs at the same byte positions (the check of docs/FACTS.md).
     pub positions_equal: bool,
     /// Every pair differs in the same 32-bit words: the check that still
     /// holds when adding a larger delta carries into the next byte.

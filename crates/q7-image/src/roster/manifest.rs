@@ -1,6 +1,6 @@
 //! The JSON that sits beside an image: a real opcode manifest (SUNDA-style,
 //! a list of `{name, opcode}`) or the `{"dummy_message":"hello world"}` stub
-//! the Cayman-style slots ship instead (seed 004 §2, §4).
+//! the Cayman-style slots ship instead (docs/FACTS.md, "JSON manifest vs stub").
 
 use serde::Serialize;
 use serde_json::Value;
@@ -89,19 +89,10 @@ fn kernel_of(v: &Value) -> Option<ManifestKernel> {
     let name = v.get("name")?.as_str()?.to_string();
     let opcode = match v.get("opcode")? {
         Value::Number(n) => u32::try_from(n.as_u64()?).ok()?,
-        Value::String(s) => parse_number(s)?,
+        Value::String(s) => q7_target::num::parse_u32(s)?,
         _ => return None,
     };
     Some(ManifestKernel { name, opcode })
-}
-
-/// Decimal or `0x` hexadecimal.
-pub fn parse_number(s: &str) -> Option<u32> {
-    let s = s.trim();
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The kernel roster (seed 004 §4): the `.xt.prop.<mangled>` section names,
+//! The kernel roster (docs/FORMATS.md, "`.xt.prop` rosters"): the `.xt.prop.<mangled>` section names,
 //! the only per-kernel names a stripped image keeps, demangled; and the
 //! opcode → entry → name table, joining the `kernel_info_table` to a
 //! SUNDA-style JSON manifest where one is given.

@@ -1,5 +1,5 @@
 //! Printable strings per allocated section, made comparable across
-//! rebased images (seed 002, step 3).
+//! rebased images (docs/FACTS.md, "Identical modulo rebase").
 //!
 //! A string is a run of at least `min` printable ASCII bytes (0x20..=0x7e
 //! and tab), as `strings` finds them. **Address filter:** a byte that lies in

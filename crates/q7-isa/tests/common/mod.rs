@@ -8,31 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use q7_isa::{decode_word, instruction_length, IsaOptions, Opcode};
-
-/// SplitMix64: small, fast, reproducible.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+pub use q7_testkit::Rng;
 
 /// A random word shaped like `op`'s encoding: its fixed bits, random elsewhere.
 /// It may still be invalid (an absent special register, for instance).

@@ -1,4 +1,4 @@
-//! The prelinker (seed 000 §8): binds an image to a core window and emits it
+//! The prelinker (docs/FORMATS.md, "UCPL image"): binds an image to a core window and emits it
 //! as a UCPL image ([`ucpl`] documents the format).
 //!
 //! [`prelink`] takes a packed load-lib (the image under `lib_func` or `-e`),
@@ -27,7 +27,6 @@
 //! The result equals, byte for byte, what GNU ld writes when it links the
 //! same objects at the target window (the `prelink_rebase_oracle` test).
 
-mod crc32;
 mod error;
 pub mod memory;
 mod report;
@@ -36,7 +35,6 @@ pub mod ucpl;
 
 use q7_target::memmap::{Window, CORE_COUNT};
 
-pub use crc32::crc32;
 pub use error::{PrelinkError, Result};
 pub use memory::{LoadPlan, MemoryImage};
 pub use report::write_ucpl_report;

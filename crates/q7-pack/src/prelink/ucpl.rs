@@ -1,4 +1,4 @@
-//! The UCPL image format (DESIGN.md §4; q7's definition, the vendor's is
+//! The UCPL image format (docs/FORMATS.md, "UCPL image"; q7's definition, the vendor's is
 //! unpublished beyond the magic): a 32-byte little-endian header, then the
 //! image bytes a core loads at the header's load base.
 //!
@@ -19,9 +19,9 @@
 //! [`UcplView::validate`] runs each check. [`Ucpl::load`] does both and
 //! fails on the first failed check (what a loader wants).
 
+use crc32fast::hash as crc32;
 use q7_target::memmap::{Window, CORE_COUNT};
 
-use super::crc32::crc32;
 use super::error::{PrelinkError, Result};
 use super::Provenance;
 

@@ -16,6 +16,8 @@ pub struct CoreLaunch {
     pub cores: usize,
     /// Address of the launch block in this core's window.
     pub base: u32,
+    /// `q7_target::launch::FLAG_*` bits.
+    pub flags: u32,
 }
 
 /// The launch block page of one core.
@@ -72,6 +74,7 @@ pub fn page(
         (field::HEAP_SIZE, placement.heap_per_core),
         (field::TCM_BASE, TCM_BASE),
         (field::TCM_SIZE, TCM_SIZE),
+        (field::FLAGS, at.flags),
     ] {
         page[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
     }

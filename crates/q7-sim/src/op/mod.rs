@@ -53,6 +53,9 @@ pub struct OpOptions {
     pub limits: RunLimits,
     /// Stray-store, race and unwritten-read checks.
     pub checks: bool,
+    /// The SDK's own runtime checks (TCM copy ranges, accessor dtype and
+    /// rank); off behaves as the hardware would.
+    pub sdk_checks: bool,
     pub trace: bool,
     /// Print the cores' output as it comes (it is captured either way).
     pub stream_output: bool,
@@ -69,6 +72,7 @@ impl Default for OpOptions {
         OpOptions {
             limits: RunLimits::default(),
             checks: true,
+            sdk_checks: true,
             trace: false,
             stream_output: false,
             heap_per_core: None,

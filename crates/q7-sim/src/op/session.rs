@@ -138,7 +138,8 @@ pub(super) fn prepare(
     }
 
     for (i, img) in images.iter().enumerate() {
-        let at = CoreLaunch { core: i, cores, base: img.launch_block() };
+        let flags = if opts.sdk_checks { 0 } else { q7_target::launch::FLAG_NO_SDK_CHECKS };
+        let at = CoreLaunch { core: i, cores, base: img.launch_block(), flags };
         let page = launch_block::page(&at, function_index, args, &placement, &dst)?;
         machine.mem.host_write_for(i, at.base, &page).map_err(launch_err)?;
         let core = &mut machine.cores[i];

@@ -187,7 +187,14 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(bar) = &reporter.bar {
         bar.finish_and_clear();
     }
-    let report = result?;
+    let report = result.map_err(|e| {
+        let text = e.to_string();
+        if args.verbose {
+            anyhow::anyhow!(text)
+        } else {
+            anyhow::anyhow!(one_line(&text))
+        }
+    })?;
     if args.json {
         return crate::io::print_json(&report);
     }
@@ -204,4 +211,31 @@ pub fn run(args: Args) -> Result<()> {
         made.join(" ")
     );
     Ok(())
+}
+
+/// A tool's failure in one line: the first line, and the first line of the
+/// tool's own output that says what went wrong (`-v` prints all of it).
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines();
+    let first = lines.next().unwrap_or_default().to_string();
+    let rest: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
+    if rest.is_empty() {
+        return first;
+    }
+    let telling = ["error", "undefined reference", "cannot", "fatal"];
+    let pick = rest.iter().find(|l| telling.iter().any(|t| l.contains(t))).unwrap_or(&rest[0]);
+    let more = if rest.len() > 1 { format!("; {} more lines with -v", rest.len() - 1) } else { String::new() };
+    format!("{first}: {pick}{more}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn tool_output_folds_into_one_line() {
+        let msg = "Error linking x.so: ld exited with exit status: 1\n    ld: warning: w\n    ld: x.o: undefined reference to `f'";
+        assert_eq!(one_line(msg), "Error linking x.so: ld exited with exit status: 1: ld: x.o: undefined reference to `f'; 1 more lines with -v");
+        assert_eq!(one_line("plain"), "plain");
+    }
 }

@@ -11,7 +11,8 @@ use q7_image::disasm::{parse_address, AddrRange, DisasmOptions, Disassembly, Isa
 /// an l32r shows the literal word it loads. Undecodable bytes print as `.byte`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// ELF image or object, or raw code (any file not starting with \x7fELF).
+    /// ELF image or object, an `ar` archive of them (each ELF member is listed,
+    /// named `lib.a(member.o)`), or raw code (any other file).
     image: PathBuf,
     /// List this section only (any section, executable or not).
     #[arg(long, value_name = "S")]
@@ -25,7 +26,7 @@ pub struct Args {
     /// Ignore the symbol table: no labels, no restarts at symbols, targets as <section+offset>.
     #[arg(long)]
     no_symbols: bool,
-    /// Scalar-LX length rule (seed 003): op0 0xe/0xf is a 3-byte instruction,
+    /// Scalar-LX length rule (docs/FACTS.md): op0 0xe/0xf is a 3-byte instruction,
     /// not a FLIX bundle, and the sweep resyncs at retw.n. For management-core
     /// (NCFW) code.
     #[arg(long)]
@@ -69,7 +70,6 @@ impl Isa {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let path = args.image.display().to_string();
     let range = args.range.as_deref().map(AddrRange::parse).transpose()?;
     let base = match args.base.as_deref() {
         Some(text) => Some(
@@ -79,6 +79,7 @@ pub fn run(args: Args) -> Result<()> {
         ),
         None => None,
     };
+    let inputs = crate::io::read_images(&args.image)?;
     let options = DisasmOptions {
         isa: args.isa.options().with_lx_scalar(args.lx_scalar),
         isa_name: args.isa.name().to_string(),
@@ -86,14 +87,30 @@ pub fn run(args: Args) -> Result<()> {
         section: args.section,
         range,
         base,
+        empty_ok: inputs.archive,
     };
-    let data = crate::io::read_input(&args.image)?;
-    let listing = Disassembly::prepare(&data, &options).with_context(|| path.clone())?;
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    if args.json {
-        listing.write_json(&mut out, &path)?;
-    } else {
-        listing.write_text(&mut out, &path)?;
+    for name in &inputs.skipped {
+        eprintln!("q7 disasm: {name}: not an ELF file, skipped");
+    }
+    // Every member is checked before anything is written.
+    let listings = inputs
+        .parts
+        .iter()
+        .map(|(title, bytes)| {
+            let listing = Disassembly::prepare(inputs.bytes(bytes), &options).with_context(|| title.clone())?;
+            Ok((title, listing))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = BufWriter::with_capacity(1 << 16, crate::io::text_stdout());
+    for (i, (title, listing)) in listings.iter().enumerate() {
+        if args.json {
+            listing.write_json(&mut out, title)?;
+        } else {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            listing.write_text(&mut out, title)?;
+        }
     }
     out.flush()?;
     Ok(())

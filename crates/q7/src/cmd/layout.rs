@@ -5,13 +5,14 @@ use q7_elf::ElfFile;
 use q7_image::layout::{self, Layout, SetFacts};
 use serde::Serialize;
 
-/// Report the memory layout of Xtensa images (seed 002): header facts,
+/// Report the memory layout of Xtensa images (docs/FACTS.md): header facts,
 /// program headers with their sections, allocated sections, span, core window,
 /// headroom, entry offset and constructor tables. Given several images, also
 /// check the aperture law: a constant entry offset and windows that tile.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Xtensa ELF32 images (e.g. the eight `name_cpuN.so` of a multicore build).
+    /// Xtensa ELF32 images (e.g. the eight `name_cpuN.so` of a multicore build),
+    /// or `ar` archives of them (each ELF member is one image, `lib.a(member)`).
     #[arg(required = true)]
     images: Vec<PathBuf>,
     /// Print the same content as JSON.
@@ -40,10 +41,17 @@ struct ImageReport {
 
 pub fn run(args: Args) -> Result<()> {
     let mut images = Vec::new();
-    for path in &args.images {
-        let bytes = crate::io::read_input(path)?;
-        let elf = ElfFile::parse_xtensa(&bytes).with_context(|| path.display().to_string())?;
-        images.push(ImageReport { path: path.display().to_string(), layout: Layout::of(&elf) });
+    for inputs in crate::io::read_image_lists("q7 layout", &args.images)? {
+        for (name, range) in &inputs.parts {
+            let elf = ElfFile::parse_xtensa(inputs.bytes(range)).with_context(|| name.clone())?;
+            images.push(ImageReport { path: name.clone(), layout: Layout::of(&elf) });
+        }
+    }
+    if images.is_empty() {
+        anyhow::bail!(
+            "no ELF images in {}",
+            args.images.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
     }
     let layouts: Vec<Layout> = images.iter().map(|i| i.layout.clone()).collect();
     let set = (images.len() > 1).then(|| SetFacts::of(&layouts));
@@ -78,7 +86,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&report);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::io::text_stdout();
     for (i, img) in report.images.iter().enumerate() {
         if i > 0 {
             use std::io::Write;

@@ -1,4 +1,4 @@
-//! `q7 oracle`: seed 003 §3–§4's value oracle. A leaf of a host library is
+//! `q7 oracle`: the value oracle of docs/FACTS.md, "Value oracle". A leaf of a host library is
 //! executed on a grid of inputs and compared with a reference expression or
 //! another leaf. The calls run in a child process (this same binary,
 //! re-executed with a hidden subcommand), so a leaf that crashes is reported
@@ -14,7 +14,7 @@ use q7_analyst::oracle::{self, inputs, OracleRequest, WorkerCommand};
 pub const WORKER_SUBCOMMAND: &str = "__oracle-worker";
 
 /// Run a library leaf on many inputs and compare it with a model or another
-/// leaf (the seed's value oracle, crash-isolated).
+/// leaf (docs/FACTS.md's value oracle, crash-isolated).
 ///
 /// Executes a leaf of a host shared library on many inputs and compares its
 /// results with a reference expression (`--model`) and/or another leaf
@@ -65,11 +65,7 @@ pub struct Args {
 }
 
 fn parse_seed(text: &str) -> Result<u64, String> {
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    parsed.map_err(|_| format!("`{text}` is not a number"))
+    q7_target::num::parse_u64(text).ok_or_else(|| format!("`{text}` is not a number"))
 }
 
 fn model_help() -> String {
@@ -121,7 +117,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        oracle::write_report(&mut std::io::stdout().lock(), &report)?;
+        oracle::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     if let Some(problem) = report.problem_summary() {
         bail!("{problem}");

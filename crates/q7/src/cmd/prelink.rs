@@ -148,9 +148,5 @@ fn describe(input: &Path, path: &Path, ucpl: &Ucpl) -> String {
 }
 
 fn parse_address(s: &str) -> Result<u32, String> {
-    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => s.parse(),
-    };
-    parsed.map_err(|_| format!("{s:?} is not a 32-bit address (decimal or 0x-hex)"))
+    q7_target::num::parse_u32(s).ok_or_else(|| format!("{s:?} is not a 32-bit address (decimal or 0x-hex)"))
 }

@@ -35,9 +35,11 @@ use q7_target::DType;
 /// allocation, two cores writing the same output element, reads of output
 /// nobody wrote; each is reported with core, pc, tensor and element, and
 /// findings fail the run. Output elements no core wrote are reported too, as
-/// a note (an error with --strict). The SDK's own runtime checks (accessor and TCM
-/// bounds, failed asserts) are part of the op's code, as on the device: they
-/// stop the op with status 7 and their message, whatever --no-checks says.
+/// a note (an error with --strict). The SDK's own runtime checks (TCM copy
+/// ranges, accessor dtype and rank, failed asserts) are part of the op's code:
+/// they stop the op with status 7 and their message, whatever --no-checks
+/// says. --no-sdk-checks turns the range, dtype and rank checks off, to see
+/// what the hardware would do (q7's checks then still report stray accesses).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Build directory or image file.
@@ -94,6 +96,9 @@ pub struct Args {
     /// Turn off q7's stray-store, race and unwritten-read checks (not the SDK's).
     #[arg(long = "no-checks")]
     no_checks: bool,
+    /// Turn off the SDK's runtime checks (TCM copy ranges, accessor dtype and rank), as on hardware.
+    #[arg(long = "no-sdk-checks")]
+    no_sdk_checks: bool,
     /// Fail the run when output elements were never written (else a note).
     #[arg(long)]
     strict: bool,
@@ -173,6 +178,7 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
             ..RunLimits::default()
         },
         checks: !args.no_checks,
+        sdk_checks: !args.no_sdk_checks,
         trace: args.trace,
         stream_output: !args.json,
         heap_per_core: None,

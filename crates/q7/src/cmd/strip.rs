@@ -62,12 +62,8 @@ impl CleanArgs {
 }
 
 fn parse_page_size(s: &str) -> Result<u32, String> {
-    let value = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => s.parse::<u32>(),
-    };
-    match value {
-        Ok(v) if v.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&v) => Ok(v),
+    match q7_target::num::parse_u32(s) {
+        Some(v) if v.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&v) => Ok(v),
         _ => Err(format!("`{s}` is not a power of two from {MIN_PAGE_SIZE} to {MAX_PAGE_SIZE:#x}")),
     }
 }

@@ -105,7 +105,7 @@ fn multicore_relu_links_eight_windows() {
     }
     assert!(report["set"]["constant_entry_offset"].is_u64());
     assert_eq!(report["set"]["tiled_range"], serde_json::json!([0x8400_0000u32, 0x8500_0000u64]));
-    // The eight images are one program re-linked (seed 002).
+    // The eight images are one program re-linked (docs/FACTS.md, "Identical modulo rebase").
     let stripped: Vec<String> =
         (0..8).map(|i| b.join(format!("librelu_cpu{i}.stripped.so")).display().to_string()).collect();
     let mut args = vec!["inspect", "rebase-diff"];
@@ -243,6 +243,7 @@ fn bad_inputs_fail_clearly_without_outputs() {
     let e = err(&out);
     assert!(e.starts_with("q7: error: Error compiling $DIR/my op $(x);.cpp: "), "{e}");
     assert!(e.contains("use of undeclared identifier 'undefined_thing'"), "{e}");
+    assert_eq!(e.lines().count(), 1, "the diagnostic folds into one line without -v: {e}");
     let leftovers: Vec<_> = std::fs::read_dir(d.join("b")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(
         !leftovers.iter().any(|f| f.to_string_lossy().ends_with(".o") || f.to_string_lossy().ends_with(".so")),

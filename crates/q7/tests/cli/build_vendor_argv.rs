@@ -1,6 +1,6 @@
-//! The `xtensa-tools` profile runs exactly the commands of seed 000 §3, §5 and
-//! §7: recording stand-ins for `xt-clang++` and `xt-pkg-loadlib` log their
-//! argv, which must equal the seed's, phase by phase — the flag bundles, the
+//! The `xtensa-tools` profile runs exactly the commands of docs/PLATFORM.md,
+//! "Vendor build driver": recording stand-ins for `xt-clang++` and `xt-pkg-loadlib` log their
+//! argv, which must equal the documented ones, phase by phase — the flag bundles, the
 //! include order, the library order, `-mlsp=` per core, the `_cpuX` naming,
 //! the `-g` gate and the environment knobs. The expected argv are written out
 //! here by hand from the seed, not derived from q7's code.
@@ -238,6 +238,8 @@ fn missing_vendor_compiler_uses_the_seed_message() {
         .env_clear()
         .env("PATH", format!("{}:/usr/bin:/bin", r.bin.display()))
         .args(["build", "--toolchain", "xtensa-tools", "--name", "x", "--fn", "f", "--schema", "f(Tensor a) -> Tensor"])
+        .arg("--build-dir")
+        .arg(r.src.with_file_name("out"))
         .arg(&r.src)
         .output()
         .unwrap();

@@ -1,5 +1,5 @@
 //! The builtin op library (`builtin/`) built with `q7 build --multicore`
-//! reproduces the structural facts seed 002 states for the vendor's
+//! reproduces the structural facts docs/FACTS.md states for the vendor's
 //! `libbuiltincustomop_cpu{0..7}.stripped.so`: eight images that are one
 //! program relinked (identical modulo rebase), two LOAD segments each, a
 //! constant entry offset, a `.ctors` table with head sentinel, real
@@ -65,7 +65,7 @@ fn eight_images_are_identical_modulo_rebase() {
         for (n, pair) in r["pairs"].as_array().unwrap().iter().enumerate() {
             assert_eq!(pair["base_delta"], (n as u64 + 1) * 0x20_0000);
         }
-        // Seed 002's byte-level facts hold for the stripped images (in the
+        // The byte-level facts of docs/FACTS.md hold for the stripped images (in the
         // unlinked .so a symbol-table word may carry into a second byte).
         if suffix == ".stripped.so" {
             assert_eq!(r["positions_equal"], true);

@@ -25,7 +25,9 @@
 //!   instruction's size (the size is left unset), q7 by op0's length, so the
 //!   listings step differently through literal pools until they meet again;
 //!   LLVM decodes an instruction across the next symbol where q7 restarts the
-//!   sweep at the symbol and lists the cut bytes as `.byte`;
+//!   sweep at the symbol and lists the cut bytes as `.byte`; the same at a
+//!   branch target or a property-table block end (q7 and GNU restart there);
+//!   q7 lists an `l32r` literal word as `.word` where LLVM decodes its bytes;
 //! * LLVM 22 lists nothing more of a section whose first word is
 //!   undecodable; such a section is run again from q7's first instruction.
 
@@ -132,7 +134,8 @@ fn resume_after_first_unknown(
 ) -> PeerSection {
     let mut merged = theirs.clone();
     let stalled = theirs.lines.len() == 1 && theirs.lines.values().all(|t| llvm_unknown(t));
-    let Some(resume) = ours.lines.iter().skip(1).find(|l| l.decoded()).filter(|_| stalled) else { return merged };
+    let first_code = ours.lines.iter().skip(1).find(|l| l.decoded() && !l.is_word());
+    let Some(resume) = first_code.filter(|_| stalled) else { return merged };
     let start = format!("--start-address={:#x}", resume.address);
     let section = format!("--section={}", ours.name);
     let args = ["-d", "-z", "--no-show-raw-insn", mattr, &section, &start, path.to_str().unwrap()];

@@ -68,30 +68,10 @@ fn npy_codec_round_trips() {
 }
 
 // ---------------------------------------------------------------------------
-// Inputs: a small deterministic generator (xorshift64*).
+// Inputs, from the shared deterministic generator.
 // ---------------------------------------------------------------------------
 
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in [lo, hi).
-    fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use q7_testkit::Rng;
 
 fn random(n: usize, seed: u64) -> Vec<f32> {
     let mut r = Rng::new(seed);

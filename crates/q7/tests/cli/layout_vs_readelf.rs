@@ -1,5 +1,5 @@
 //! `q7 layout` on the fixture images agrees with values read independently by
-//! GNU `xtensa-lx106-elf-readelf`, and reproduces seed 002's structural facts:
+//! GNU `xtensa-lx106-elf-readelf`, and reproduces the structural facts of docs/FACTS.md:
 //! two LOAD segments, the right window per core, a constant entry offset
 //! across the eight, windows tiling [0x84000000, 0x85000000), the ctor list.
 

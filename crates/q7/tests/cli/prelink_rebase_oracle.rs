@@ -53,7 +53,7 @@ fn load_elf(file: &[u8]) -> Loaded {
     Loaded { base, bytes, memory_size: memory_end - base, entry: u32_at(24) }
 }
 
-/// The header fields and image of a UCPL file (q7's layout, DESIGN.md §4).
+/// The header fields and image of a UCPL file (q7's layout, docs/FORMATS.md, "UCPL image").
 fn read_ucpl(path: &Path) -> Loaded {
     let file = std::fs::read(path).unwrap();
     let u32_at = |o: usize| u32::from_le_bytes(file[o..o + 4].try_into().unwrap());

@@ -245,6 +245,7 @@ const PARTIAL_OPS: &[(&str, &str)] = &[
     ("evens_forward", "evens_forward(Tensor x) -> Tensor"),
     ("fault_forward", "fault_forward(Tensor x) -> Tensor"),
     ("huge_forward", "huge_forward(Tensor x) -> Tensor"),
+    ("chatty_forward", "chatty_forward(Tensor x) -> Tensor"),
 ];
 
 #[test]
@@ -325,4 +326,50 @@ fn faults_name_the_function_and_with_g_the_source_line() {
     // -v adds the memory map.
     let out = q7_run(&[debug.to_str().unwrap(), "--fn", "fault_forward", "--in", x.to_str().unwrap(), "-v"]);
     assert!(text(&out.stderr).contains("memory map of core 0:"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn sdk_checks_stop_a_bad_copy_and_without_them_q7_checks_see_it() {
+    // The tutorial's multicore relu runs its last core past the end when the
+    // size is not a multiple of 8 (docs: examples/relu_multicore).
+    let b = build(
+        "relu_multicore_api",
+        &[("relu_forward", "relu_forward(Tensor _0) -> Tensor")],
+        &["examples/relu_multicore/relu.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(1003, 4));
+    let argv = [b.to_str().unwrap(), "--fn", "relu_forward", "--in", x.to_str().unwrap()];
+    let err = text(&q7_run(&argv).stderr);
+    assert!(
+        err.contains("[core 7] q7: tensor_to_tcm: elements [") && err.contains("outside a tensor of 1003 elements"),
+        "{err}"
+    );
+    assert!(err.ends_with("q7: error: core 7 exited with status 7 (abort or failed runtime check)\n"), "{err}");
+    let out = q7_run(&[&argv[..], &["--no-sdk-checks"]].concat());
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(!err.contains("tensor_to_tcm:"), "{err}");
+    assert!(err.contains("q7 run: check: core 7 pc 0x") && err.contains("outside every live tensor"), "{err}");
+    assert!(err.contains("q7: error: checks failed: "), "{err}");
+}
+
+#[test]
+fn console_capture_is_capped_with_a_note() {
+    let b = build("partial_api", PARTIAL_OPS, &["crates/q7-sim/tests/programs/ops/partial.cpp"], true);
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(8, 2));
+    let out =
+        q7_run(&[b.to_str().unwrap(), "--fn", "chatty_forward", "--in", x.to_str().unwrap(), "--cores", "1", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let captured = report["stdout"].as_str().unwrap().len() as u64;
+    let dropped = report["console_dropped"].as_u64().unwrap();
+    assert_eq!(captured, 1 << 20);
+    // 3 MiB of text, in lines of at most 4096 bytes, each with "[core 0] " and a newline.
+    let lines = (3u64 << 20).div_ceil(4096);
+    assert_eq!(captured + dropped, (3 << 20) + lines * 10);
+    assert!(text(&out.stderr)
+        .contains(&format!("q7 run: note: {dropped} bytes of console output past the capture limit were dropped")));
 }

@@ -1,17 +1,17 @@
-/* Test leaves for `q7 oracle`, with the seed 003 §4 C ABI:
+/* Test leaves for `q7 oracle`, with the C ABI of docs/FACTS.md, "Value oracle":
  *   int leaf(void *state, unsigned a, unsigned b, unsigned *result);
  * Built by the tests with `cc -shared -fPIC`. One leaf per behaviour the
  * oracle must tell apart: right, wrong on purpose, crashing on purpose. */
 #include <stddef.h>
 
-/* (unsigned)(a < b) over the low 8 bits: the seed's ltu_1_8_8. */
+/* (unsigned)(a < b) over the low 8 bits: the vendor's ltu_1_8_8. */
 int leaf_ltu_8(void *state, unsigned a, unsigned b, unsigned *result) {
     (void)state;
     *result = (a & 0xffu) < (b & 0xffu);
     return 0;
 }
 
-/* A thin wrapper that delegates to the leaf above, like the seed's fs0ltu. */
+/* A thin wrapper that delegates to the leaf above, like the vendor's fs0ltu. */
 int leaf_fs0ltu_8(void *state, unsigned a, unsigned b, unsigned *result) {
     unsigned scratch = 0;
     int status = leaf_ltu_8(state, a, b, &scratch);

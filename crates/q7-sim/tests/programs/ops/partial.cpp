@@ -31,3 +31,12 @@ torch::Tensor huge_forward(const torch::Tensor& t_in) {
   big.accessor<float, 1>()[0x40000000] = 1.0f;
   return big;
 }
+
+// Prints 3 MiB without a newline: the capture keeps 1 MiB and says how much
+// it dropped.
+torch::Tensor chatty_forward(const torch::Tensor& t_in) {
+  static char chunk[1025];
+  for (int i = 0; i < 1024; i++) chunk[i] = 'a' + i % 26;
+  for (int k = 0; k < 3 * 1024; k++) printf("%s", chunk);
+  return t_in;
+}

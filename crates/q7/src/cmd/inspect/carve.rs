@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use q7_image::carve::{self, CarveReport};
 use serde::Serialize;
 
-/// Carve embedded Xtensa images out of a host file (seed 004 §1): every
+/// Carve embedded Xtensa images out of a host file (docs/FACTS.md): every
 /// `\x7fELF` sized by its header and validated (ELF32 LE EXEC Xtensa
 /// e_flags 0x300), byte-identical copies collapsed by sha256; for an x86-64
 /// host library also the exported `*_get` getters decoded to the blob and

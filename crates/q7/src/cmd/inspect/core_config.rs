@@ -1,5 +1,5 @@
 //! `q7 inspect core-config`: Tensilica core descriptions normalised and
-//! cross-validated (seed 003 §2 f).
+//! cross-validated (docs/FACTS.md, "Core-config cross-validation").
 
 use std::path::PathBuf;
 
@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        core_config::write_report(&mut std::io::stdout().lock(), &report)?;
+        core_config::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     let conflicts: Vec<_> = report.conflicts().collect();
     if let Some(first) = conflicts.first() {

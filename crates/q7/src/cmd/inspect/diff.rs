@@ -1,5 +1,5 @@
 //! `q7 inspect diff`: two images compared by hash, then section by section
-//! (seed 003 §2 e).
+//! (docs/FACTS.md, "Cross-generation diff").
 
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)
     } else {
-        diff::write_report(&mut std::io::stdout().lock(), &report)?;
+        diff::write_report(&mut crate::io::text_stdout(), &report)?;
         Ok(())
     }
 }

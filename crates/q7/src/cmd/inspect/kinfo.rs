@@ -5,13 +5,14 @@ use q7_elf::ElfFile;
 use q7_image::kinfo::{self, KernelTable, Record};
 use serde::Serialize;
 
-/// Decode an image's kernel_info_table (seed 004 §3): records of
+/// Decode an image's kernel_info_table (docs/FORMATS.md): records of
 /// [u32 big-endian opcode][u32 little-endian entry], opcodes grouped by
 /// entry, each entry checked for a windowed `entry a1,N` with its frame size
 /// and its first `retw.n`/`retw`. With --opcode, do the dispatcher's lookup.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Xtensa image with a kernel_info_table section.
+    /// Xtensa image with a kernel_info_table section, or an `ar` archive (one
+    /// report per ELF member; not with --opcode).
     image: PathBuf,
     /// Look this opcode up (decimal or 0x hex); prints DISPATCH_MISS when absent.
     #[arg(long, value_parser = parse_opcode)]
@@ -25,7 +26,7 @@ pub struct Args {
 }
 
 fn parse_opcode(s: &str) -> Result<u32, String> {
-    q7_image::roster::manifest::parse_number(s).ok_or_else(|| format!("`{s}` is not a 32-bit number"))
+    q7_target::num::parse_u32(s).ok_or_else(|| format!("`{s}` is not a 32-bit number"))
 }
 
 #[derive(Serialize)]
@@ -45,15 +46,19 @@ struct Lookup<'a> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let bytes = crate::io::read_input(&args.image)?;
+    let inputs = crate::io::read_image_lists("q7 inspect kinfo", std::slice::from_ref(&args.image))?.remove(0);
+    if inputs.archive {
+        return run_archive(&args, &inputs);
+    }
+    let bytes = inputs.bytes(&inputs.parts[0].1);
     let name = args.image.display().to_string();
-    let elf = ElfFile::parse_xtensa(&bytes).with_context(|| name.clone())?;
+    let elf = ElfFile::parse_xtensa(bytes).with_context(|| name.clone())?;
     let table = KernelTable::of(&elf).with_context(|| name.clone())?;
     let Some(opcode) = args.opcode else {
         if args.json {
             return crate::io::print_json(&Report { path: name, table: &table });
         }
-        return Ok(kinfo::write_kinfo(&mut std::io::stdout().lock(), &name, &table)?);
+        return Ok(kinfo::write_kinfo(&mut crate::io::text_stdout(), &name, &table)?);
     };
     let found = table.lookup(opcode);
     if args.json {
@@ -65,10 +70,35 @@ pub fn run(args: Args) -> Result<()> {
             entry: found.and_then(|r| table.entry(r.entry)),
         })?;
     } else {
-        kinfo::write_lookup(&mut std::io::stdout().lock(), &table, opcode, found)?;
+        kinfo::write_lookup(&mut crate::io::text_stdout(), &table, opcode, found)?;
     }
     if found.is_none() && args.strict {
         bail!("DISPATCH_MISS for opcode {opcode} ({opcode:#x}) with --strict");
+    }
+    Ok(())
+}
+
+/// One report per ELF member of an archive (a lookup names one image).
+fn run_archive(args: &Args, inputs: &crate::io::Images) -> Result<()> {
+    if args.opcode.is_some() {
+        bail!("{}: --opcode looks up one image, not an archive", args.image.display());
+    }
+    let mut tables = Vec::new();
+    for (name, range) in &inputs.parts {
+        let elf = ElfFile::parse_xtensa(inputs.bytes(range)).with_context(|| name.clone())?;
+        tables.push((name.clone(), KernelTable::of(&elf).with_context(|| name.clone())?));
+    }
+    if args.json {
+        let reports: Vec<Report> = tables.iter().map(|(path, table)| Report { path: path.clone(), table }).collect();
+        return crate::io::print_json(&reports);
+    }
+    let mut out = crate::io::text_stdout();
+    for (i, (name, table)) in tables.iter().enumerate() {
+        if i > 0 {
+            use std::io::Write;
+            writeln!(out)?;
+        }
+        kinfo::write_kinfo(&mut out, name, table)?;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum InspectCommand {
-    /// The seed 002 layout report (same as `q7 layout`).
+    /// The layout report (same as `q7 layout`).
     Layout(super::layout::Args),
     StructLayout(struct_layout::Args),
     CoreConfig(core_config::Args),

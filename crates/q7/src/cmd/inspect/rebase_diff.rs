@@ -5,7 +5,7 @@ use q7_elf::ElfFile;
 use q7_image::rebase::{self, RebaseReport};
 use serde::Serialize;
 
-/// Seed 002's proof that per-core images are one program relinked: the
+/// The proof (docs/FACTS.md) that per-core images are one program relinked: the
 /// byte positions that differ from the first image (the same in every
 /// pair?), per-byte deltas, every differing 32-bit word per region checked
 /// against the base delta (from the core windows, else from e_entry), the
@@ -13,8 +13,9 @@ use serde::Serialize;
 /// counter-example (section, offset, address).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Two or more images, the first being the reference.
-    #[arg(required = true, num_args = 2..)]
+    /// Two or more images, the first being the reference (an `ar` archive
+    /// stands for its ELF members, in order).
+    #[arg(required = true, num_args = 1..)]
     images: Vec<PathBuf>,
     /// Print the same content as JSON.
     #[arg(long)]
@@ -29,13 +30,15 @@ struct Report<'a> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let bytes: Vec<Vec<u8>> = args.images.iter().map(|p| crate::io::read_input(p)).collect::<Result<_>>()?;
-    let names: Vec<String> = args.images.iter().map(|p| p.display().to_string()).collect();
-    let elfs: Vec<ElfFile> = bytes
-        .iter()
-        .zip(&names)
-        .map(|(b, n)| ElfFile::parse_xtensa(b).with_context(|| n.clone()))
-        .collect::<Result<_>>()?;
+    let lists = crate::io::read_image_lists("q7 inspect rebase-diff", &args.images)?;
+    let parts: Vec<(&String, &[u8])> =
+        lists.iter().flat_map(|l| l.parts.iter().map(move |(name, range)| (name, l.bytes(range)))).collect();
+    if parts.len() < 2 {
+        anyhow::bail!("rebase-diff needs two or more images; {} found", parts.len());
+    }
+    let names: Vec<String> = parts.iter().map(|(n, _)| (*n).clone()).collect();
+    let elfs: Vec<ElfFile> =
+        parts.iter().map(|(n, b)| ElfFile::parse_xtensa(b).with_context(|| (*n).clone())).collect::<Result<_>>()?;
     let report = rebase::rebase_diff(&elfs);
     if args.json {
         return crate::io::print_json(&Report { paths: &names, rebase: &report });

@@ -5,13 +5,13 @@ use q7_elf::ElfFile;
 use q7_image::roster::{self, Roster};
 use serde::Serialize;
 
-/// The kernel roster (seed 004 §4): `.xt.prop.<mangled>` section names
+/// The kernel roster (docs/FORMATS.md): `.xt.prop.<mangled>` section names
 /// demangled, with the code address each covers; and the opcode -> entry ->
 /// name table, joined to a SUNDA-style JSON manifest ({name, opcode}) when
 /// one is given, flagged "no manifest (stub)" otherwise.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Xtensa image.
+    /// Xtensa image, or an `ar` archive (one roster per ELF member).
     image: PathBuf,
     /// The JSON header that ships beside the image (manifest or stub).
     #[arg(long, value_name = "FILE")]
@@ -29,13 +29,28 @@ struct Report<'a> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let bytes = crate::io::read_input(&args.image)?;
-    let name = args.image.display().to_string();
-    let elf = ElfFile::parse_xtensa(&bytes).with_context(|| name.clone())?;
+    let inputs = crate::io::read_image_lists("q7 inspect roster", std::slice::from_ref(&args.image))?.remove(0);
     let manifest = args.manifest.as_deref().map(crate::io::read_input).transpose()?;
-    let roster = Roster::of(&elf, manifest.as_deref());
-    if args.json {
-        return crate::io::print_json(&Report { path: name, roster: &roster });
+    let mut rosters = Vec::new();
+    for (name, range) in &inputs.parts {
+        let elf = ElfFile::parse_xtensa(inputs.bytes(range)).with_context(|| name.clone())?;
+        rosters.push((name.clone(), Roster::of(&elf, manifest.as_deref())));
     }
-    Ok(roster::write_roster(&mut std::io::stdout().lock(), &name, &roster)?)
+    if args.json {
+        let reports: Vec<Report> = rosters.iter().map(|(path, roster)| Report { path: path.clone(), roster }).collect();
+        // One image: its report; an archive: the list of its members' reports.
+        return match (inputs.archive, reports.as_slice()) {
+            (false, [report]) => crate::io::print_json(report),
+            _ => crate::io::print_json(&reports),
+        };
+    }
+    let mut out = crate::io::text_stdout();
+    for (i, (name, roster)) in rosters.iter().enumerate() {
+        if i > 0 {
+            use std::io::Write;
+            writeln!(out)?;
+        }
+        roster::write_roster(&mut out, name, roster)?;
+    }
+    Ok(())
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// the sets of two rebased images compare equal.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Xtensa image.
+    /// Xtensa image, or an `ar` archive (one report per ELF member).
     image: PathBuf,
     /// Only this allocated section.
     #[arg(long, value_name = "S")]
@@ -32,12 +32,28 @@ struct Report<'a> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let bytes = crate::io::read_input(&args.image)?;
-    let name = args.image.display().to_string();
-    let elf = ElfFile::parse_xtensa(&bytes).with_context(|| name.clone())?;
-    let report = StringsReport::of(&elf, args.min, args.section.as_deref()).with_context(|| name.clone())?;
-    if args.json {
-        return crate::io::print_json(&Report { path: name, strings: &report });
+    let inputs = crate::io::read_image_lists("q7 inspect strings", std::slice::from_ref(&args.image))?.remove(0);
+    let mut reports = Vec::new();
+    for (name, range) in &inputs.parts {
+        let elf = ElfFile::parse_xtensa(inputs.bytes(range)).with_context(|| name.clone())?;
+        let report = StringsReport::of(&elf, args.min, args.section.as_deref()).with_context(|| name.clone())?;
+        reports.push((name.clone(), report));
     }
-    Ok(strings::write_strings(&mut std::io::stdout().lock(), &name, &report)?)
+    if args.json {
+        let json: Vec<Report> = reports.iter().map(|(path, strings)| Report { path: path.clone(), strings }).collect();
+        // One image: its report; an archive: the list of its members' reports.
+        return match (inputs.archive, json.as_slice()) {
+            (false, [report]) => crate::io::print_json(report),
+            _ => crate::io::print_json(&json),
+        };
+    }
+    let mut out = crate::io::text_stdout();
+    for (i, (name, report)) in reports.iter().enumerate() {
+        if i > 0 {
+            use std::io::Write;
+            writeln!(out)?;
+        }
+        strings::write_strings(&mut out, name, report)?;
+    }
+    Ok(())
 }

@@ -1,5 +1,5 @@
 //! `q7 inspect struct-layout`: sizeof/offsetof of header structs, measured by
-//! compiling and running a probe (seed 003 §2 c), with the header's own size
+//! compiling and running a probe (docs/FACTS.md, "Compile-verified struct layouts"), with the header's own size
 //! assertions re-checked.
 
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         crate::io::print_json(&report)?;
     } else {
-        struct_layout::write_report(&mut std::io::stdout().lock(), &report)?;
+        struct_layout::write_report(&mut crate::io::text_stdout(), &report)?;
     }
     let failing: Vec<_> = report.failed_assertions().collect();
     if let Some(first) = failing.first() {

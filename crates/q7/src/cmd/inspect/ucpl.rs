@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
             "valid": validation.is_valid(),
         }))?;
     } else {
-        write_ucpl_report(&mut std::io::stdout().lock(), &name, &view, &validation)?;
+        write_ucpl_report(&mut crate::io::text_stdout(), &name, &view, &validation)?;
     }
     if let Some(first) = validation.failures().next() {
         let failed = validation.failures().count();

@@ -4,10 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The repository root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+pub use q7_testkit::repo_root as root;
 
 pub fn fixture(name: &str) -> PathBuf {
     root().join("fixtures/bin").join(name)

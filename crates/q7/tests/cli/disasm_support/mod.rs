@@ -3,6 +3,8 @@
 //! the two with a tally of allowed disagreements.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod gnu;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -23,6 +25,11 @@ pub struct Ours {
 impl Ours {
     pub fn decoded(&self) -> bool {
         self.error.is_none()
+    }
+
+    /// A literal word (`.word`), listed as data.
+    pub fn is_word(&self) -> bool {
+        self.mnemonic == ".word"
     }
 
     /// `mnemonic operands`, single-spaced.
@@ -50,8 +57,12 @@ impl Ours {
 /// One listed section of q7's JSON output.
 #[derive(Clone, Debug, Default)]
 pub struct OurSection {
+    /// The `path` of the file record before it (`lib.a(member.o)` in an archive).
+    pub file: String,
     pub name: String,
     pub address: u32,
+    /// Where q7 found instruction boundaries: `xt.prop`, `xt.lit` or `targets`.
+    pub boundaries: String,
     pub labels: BTreeSet<u32>,
     pub lines: Vec<Ours>,
 }
@@ -59,14 +70,17 @@ pub struct OurSection {
 /// Parses the JSON Lines of `q7 disasm --json`.
 pub fn parse_q7_json(text: &str) -> Vec<OurSection> {
     let mut sections: Vec<OurSection> = Vec::new();
+    let mut file = String::new();
     for line in text.lines() {
         let record: serde_json::Value = serde_json::from_str(line).expect("each line is a JSON object");
         let number = |key: &str| record[key].as_u64().map(|v| v as u32);
         match record["type"].as_str().expect("a type") {
-            "file" => {}
+            "file" => file = record["path"].as_str().unwrap().to_string(),
             "section" => sections.push(OurSection {
+                file: file.clone(),
                 name: record["name"].as_str().unwrap().to_string(),
                 address: number("address").unwrap(),
+                boundaries: record["boundaries"].as_str().unwrap().to_string(),
                 ..OurSection::default()
             }),
             "label" => {
@@ -176,6 +190,9 @@ impl Tally {
 /// Reasons shared by both peers.
 pub const CUT_AT_LABEL: &str = "the peer decodes across the next symbol (padding before it); q7 restarts there";
 pub const DESYNC: &str = "the sweeps step differently after undecodable bytes until they meet again";
+pub const CUT_AT_TARGET: &str = "the peer decodes across a branch target or a property-table block end \
+                                 (padding before it); q7 restarts the sweep there, as GNU objdump does";
+pub const LITERAL_WORD: &str = "q7 lists an l32r literal word as .word; the peer decodes its bytes as code";
 
 /// Compares one section address by address.
 ///
@@ -192,6 +209,10 @@ pub fn compare_section(
     tally: &mut Tally,
 ) {
     let by_address: BTreeMap<u32, &Ours> = ours.lines.iter().map(|l| (l.address, l)).collect();
+    // q7 restarts the sweep at a literal word as at a label.
+    let words: BTreeSet<u32> = ours.lines.iter().filter(|l| l.is_word()).map(|l| l.address).collect();
+    // ... and at every branch, jump, loop or call target its listing names.
+    let targets: BTreeSet<u32> = ours.lines.iter().filter_map(|l| l.target).collect();
     let addresses: BTreeSet<u32> = by_address.keys().chain(theirs.lines.keys()).copied().collect();
     let mut in_step = true;
     let mut desync_from = 0;
@@ -202,10 +223,18 @@ pub fn compare_section(
         let what = |detail: String| format!("{} {addr:#010x}: {detail}", ours.name);
         match (by_address.get(&addr), theirs.lines.get(&addr)) {
             (Some(line), Some(text)) => {
+                let next = addr + line.bytes.len() as u32;
                 let cut_at_label = line.error.as_deref().is_some_and(|e| e.contains("truncated"))
-                    && ours.labels.contains(&(addr + line.bytes.len() as u32));
+                    && (ours.labels.contains(&next) || words.contains(&next));
+                let cut_at_target = line.error.as_deref().is_some_and(|e| e.contains("truncated"))
+                    && !cut_at_label
+                    && (targets.contains(&next) || ours.boundaries == "xt.prop");
                 let verdict = if !line.decoded() && peer_unknown(text) {
                     Verdict::Agree
+                } else if cut_at_target && !peer_unknown(text) {
+                    Verdict::Allowed(CUT_AT_TARGET)
+                } else if line.is_word() {
+                    Verdict::Allowed(LITERAL_WORD)
                 } else if cut_at_label && !peer_unknown(text) {
                     Verdict::Allowed(CUT_AT_LABEL)
                 } else {
@@ -215,7 +244,7 @@ pub fn compare_section(
                 if in_step {
                     desync_from = addr;
                 }
-                in_step = line.decoded() && !peer_unknown(text);
+                in_step = line.decoded() && !line.is_word() && !peer_unknown(text);
             }
             (Some(line), None) => {
                 let verdict = if in_step { Verdict::Disagree } else { Verdict::Allowed(DESYNC) };

@@ -7,9 +7,7 @@ use std::process::{Command, Output};
 
 use q7_pack::recipe::Binutils;
 
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+pub use q7_testkit::repo_root as root;
 
 pub fn fixture(name: &str) -> PathBuf {
     root().join("fixtures/bin").join(name)

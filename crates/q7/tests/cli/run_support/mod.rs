@@ -8,9 +8,7 @@ use std::process::{Command, Output};
 
 pub use q7_sim::npy::{self, Array};
 
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+pub use q7_testkit::repo_root as root;
 
 /// Builds `sources` (relative to the repository root) with the open
 /// toolchain into a directory of this test binary, once per process and name.
@@ -19,11 +17,11 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-tests").join(name);
-    // The marker records what was built, so a changed test rebuilds (q7
-    // build itself is incremental over the sources).
-    let marker = dir.join(".built");
-    let recipe = format!("{functions:?} {sources:?} {multicore}");
-    if std::fs::read_to_string(&marker).is_ok_and(|m| m == recipe) {
+    // Once per process and name; across runs `q7 build` itself is
+    // incremental (sources, SDK, flags), so a changed test or SDK rebuilds.
+    static DONE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let recipe = format!("{name} {functions:?} {sources:?} {multicore}");
+    if DONE.lock().unwrap_or_else(|e| e.into_inner()).contains(&recipe) {
         return dir;
     }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
@@ -40,23 +38,15 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     }
     let out = cmd.output().expect("run q7 build");
     assert!(out.status.success(), "q7 build {name}: {}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(&marker, recipe).unwrap();
+    DONE.lock().unwrap_or_else(|e| e.into_inner()).push(recipe);
     dir
 }
 
 /// A deterministic f32 input of `n` elements in [-100, 100) with the
 /// special values relu must get right at fixed places.
 pub fn input(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut v: Vec<f32> = (0..n)
-        .map(|_| {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let r = state.wrapping_mul(0x2545_f491_4f6c_dd1d);
-            -100.0 + 200.0 * ((r >> 40) as f32 / (1u64 << 24) as f32)
-        })
-        .collect();
+    let mut rng = q7_testkit::Rng::new(seed);
+    let mut v: Vec<f32> = (0..n).map(|_| rng.uniform(-100.0, 100.0)).collect();
     let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE / 4.0, -1e-40, f32::MAX];
     for (i, s) in specials.iter().enumerate() {
         if i * 7919 < n {

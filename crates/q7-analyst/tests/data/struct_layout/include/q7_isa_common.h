@@ -1,6 +1,6 @@
 /* Shared pieces of the test ISA headers (found through -I). Written for the
    q7 struct-layout tests; shaped like the per-generation TPB ISA headers the
-   seeds describe: fixed-width fields and a size assertion per struct. */
+   vendor ships (docs/FACTS.md): fixed-width fields and a size assertion per struct. */
 #ifndef Q7_ISA_COMMON_H
 #define Q7_ISA_COMMON_H
 

@@ -1,0 +1,293 @@
+//! Where instructions start: the pieces a span is cut into before it is
+//! swept, and how each piece is listed.
+//!
+//! * **Property tables** (`.xt.prop`, see [`super::props`]): GNU objdump's
+//!   rules. An address inside an instruction block, or in a gap followed by
+//!   one, is decoded, and no instruction may run past the block (or gap)
+//!   end; an address in (or before) a literal block is a `.word` when
+//!   word-aligned; anything else (fill, data) is listed as bytes. Past the
+//!   last block everything is decoded.
+//! * **Targets** (no table): a first sweep collects every branch, jump,
+//!   loop and call target inside the span and every `l32r` literal word; the
+//!   listing restarts the sweep at each target and lists each literal word as
+//!   `.word`, so padding or data before a target cannot swallow it. The
+//!   collection runs again with those cuts until it finds no new ones (at
+//!   most [`MAX_PASSES`] sweeps), so a "target" decoded out of literal data
+//!   does not survive. Short aligned gaps inside a literal pool are words too. In a relocatable object only branch, jump and loop
+//!   targets count: calls and literal loads are unrelocated there.
+//!
+//! Every piece also ends at the next label, as before.
+
+use q7_isa::IsaOptions;
+
+use super::image::{Image, Region};
+use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
+use super::steps::{Kind, Steps};
+
+/// How the bytes of a piece are listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Decoded as instructions.
+    Code,
+    /// Literal words (`.word`; a misaligned or short tail as bytes).
+    Literal,
+    /// Listed as bytes (fill, data).
+    Data,
+}
+
+/// `start..end` (addresses) listed in one `mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub start: u64,
+    pub end: u64,
+    pub mode: Mode,
+}
+
+/// Where a section's instruction boundaries came from (reported in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundarySource {
+    /// The `.xt.prop` property table.
+    PropertyTable,
+    /// The `.xt.lit` literal table (no property table).
+    LiteralTable,
+    /// Branch, jump, loop and call targets and `l32r` literals found by a first sweep.
+    Targets,
+}
+
+impl BoundarySource {
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundarySource::PropertyTable => "xt.prop",
+            BoundarySource::LiteralTable => "xt.lit",
+            BoundarySource::Targets => "targets",
+        }
+    }
+}
+
+/// The pieces of `start..end` of `region`, in address order.
+pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
+    let mut modes = match &region.blocks {
+        // A literal table says nothing of the bytes between its blocks: code.
+        Some(blocks) => table_modes(blocks, start, end, region.boundaries == BoundarySource::PropertyTable),
+        None => target_modes(image, region, start, end, isa),
+    };
+    cut_at_labels(region, &mut modes);
+    modes
+}
+
+/// The mode of every address by GNU objdump's rule: the block holding it, or
+/// (`gaps_like_next`) the next block above it, whose start also ends the
+/// piece; without `gaps_like_next` a gap is code.
+fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool) -> Vec<Piece> {
+    let mode_of = |flags: u32| match flags {
+        f if f & PROP_INSN != 0 => Mode::Code,
+        f if f & PROP_LITERAL != 0 => Mode::Literal,
+        _ => Mode::Data,
+    };
+    let mut out = Vec::new();
+    let mut pos = start;
+    for block in blocks.iter().filter(|b| b.size != 0 && b.end() > start && u64::from(b.addr) < end) {
+        let (addr, block_end) = (u64::from(block.addr), block.end().min(end));
+        if pos < addr {
+            let mode = if gaps_like_next { mode_of(block.flags) } else { Mode::Code };
+            out.push(Piece { start: pos, end: addr, mode });
+            pos = addr;
+        }
+        if pos < block_end {
+            out.push(Piece { start: pos, end: block_end, mode: mode_of(block.flags) });
+            pos = block_end;
+        }
+    }
+    if pos < end {
+        out.push(Piece { start: pos, end, mode: Mode::Code });
+    }
+    out
+}
+
+/// Code everywhere, literal words at `l32r` targets, cut at branch targets.
+fn target_modes(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
+    let linked = image.is_linked();
+    let mut steps = Steps::new(region.bytes, region.addr, isa);
+    let whole = vec![Piece { start, end, mode: Mode::Code }];
+    let mut found = collect_targets(region, &with_labels(region, whole), &mut steps, linked);
+    found.fill_pool_gaps(region);
+    found.extend_pools(image, region);
+    // Sweep again with the cuts found, until the listing's own targets are the
+    // cuts (usually the second pass): a "target" read out of data that a cut
+    // shows to be data disappears.
+    for _ in 1..MAX_PASSES {
+        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), &mut steps, linked);
+        next.fill_pool_gaps(region);
+        next.extend_pools(image, region);
+        if next == found {
+            break;
+        }
+        found = next;
+    }
+    found.pieces(start, end)
+}
+
+/// Most collection sweeps of one span.
+const MAX_PASSES: usize = 4;
+
+/// Targets and literal words found by one sweep.
+#[derive(Default, PartialEq, Eq)]
+struct Found {
+    targets: Vec<u64>,
+    literals: Vec<u64>,
+}
+
+impl Found {
+    /// Most bytes between two literal words (or a literal word and the next
+    /// label) that are taken as unreferenced words of the same pool.
+    const POOL_GAP: u64 = 8;
+
+    /// Most words a pool is extended by at either end.
+    const POOL_EXTENSION: usize = 2;
+
+    /// Extends each run of literal words by up to [`Self::POOL_EXTENSION`]
+    /// neighbouring words that look like the pool's unreferenced pointers (a
+    /// stripped image has no label to end the pool): the value is an address
+    /// in the image, or in the same MiB as the neighbouring literal's value.
+    fn extend_pools(&mut self, image: &Image, region: &Region) {
+        if !image.is_linked() {
+            return;
+        }
+        let word_at = |at: u64| {
+            let bytes = region.bytes.get((at.checked_sub(u64::from(region.addr))?) as usize..)?.get(..4)?;
+            Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+        };
+        let pointer_like = |at: u64, neighbour: u64| {
+            let (Some(value), Some(near)) = (word_at(at), word_at(neighbour)) else { return false };
+            let in_image = image.regions.iter().any(|r| r.alloc && r.contains(value));
+            self.targets.binary_search(&at).is_err() && (in_image || (value >> 20 == near >> 20 && near >> 20 != 0))
+        };
+        let mut extra = Vec::new();
+        for (i, &word) in self.literals.iter().enumerate() {
+            if i == 0 || self.literals[i - 1] + 4 != word {
+                let mut near = word;
+                for _ in 0..Self::POOL_EXTENSION {
+                    match near.checked_sub(4).filter(|&at| pointer_like(at, near)) {
+                        Some(at) => {
+                            extra.push(at);
+                            near = at;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            if self.literals.get(i + 1) != Some(&(word + 4)) {
+                let mut near = word;
+                for _ in 0..Self::POOL_EXTENSION {
+                    let at = near + 4;
+                    if !pointer_like(at, near) {
+                        break;
+                    }
+                    extra.push(at);
+                    near = at;
+                }
+            }
+        }
+        self.literals.extend(extra);
+        self.literals.sort_unstable();
+        self.literals.dedup();
+    }
+
+    /// Adds the words of short aligned gaps inside a literal pool: a word
+    /// loaded only by code the sweep misread, or not at all, is still data.
+    fn fill_pool_gaps(&mut self, region: &Region) {
+        let mut extra = Vec::new();
+        for (i, &word) in self.literals.iter().enumerate() {
+            let gap_start = word + 4;
+            let next_literal = self.literals.get(i + 1).copied();
+            let next_label = region.labels.next_after(word);
+            let Some(gap_end) = [next_literal, next_label].into_iter().flatten().min() else { continue };
+            let gap = gap_end.saturating_sub(gap_start);
+            let first_target = self.targets.partition_point(|&t| t < gap_start);
+            let targeted = self.targets.get(first_target).is_some_and(|&t| t < gap_end);
+            if gap > 0 && gap <= Self::POOL_GAP && gap % 4 == 0 && !targeted {
+                extra.extend((gap_start..gap_end).step_by(4));
+            }
+        }
+        self.literals.extend(extra);
+        self.literals.sort_unstable();
+        self.literals.dedup();
+    }
+
+    fn pieces(&self, start: u64, end: u64) -> Vec<Piece> {
+        let mut out = Vec::new();
+        let mut pos = start;
+        let mut literals = self.literals.iter().copied().filter(|&l| l >= start && l + 4 <= end).peekable();
+        let mut targets = self.targets.iter().copied().filter(|&t| t > start && t < end).peekable();
+        while pos < end {
+            if literals.peek() == Some(&pos) {
+                literals.next();
+                out.push(Piece { start: pos, end: pos + 4, mode: Mode::Literal });
+                pos += 4;
+                continue;
+            }
+            while literals.peek().is_some_and(|&l| l < pos) {
+                literals.next();
+            }
+            while targets.peek().is_some_and(|&t| t <= pos) {
+                targets.next();
+            }
+            let stop = [literals.peek(), targets.peek()].into_iter().flatten().copied().min().unwrap_or(end).min(end);
+            out.push(Piece { start: pos, end: stop, mode: Mode::Code });
+            pos = stop;
+        }
+        out
+    }
+}
+
+/// Sweeps the code pieces and records targets inside the region.
+fn collect_targets(region: &Region, pieces: &[Piece], steps: &mut Steps, linked: bool) -> Found {
+    let mut found = Found::default();
+    for piece in pieces.iter().filter(|p| p.mode == Mode::Code) {
+        let mut at = (piece.start - u64::from(region.addr)) as usize;
+        let end = (piece.end - u64::from(region.addr)) as usize;
+        while at < end {
+            let (len, target) = steps.at(at, end);
+            let pc = region.addr.wrapping_add(at as u32);
+            at += len;
+            let Some((target, kind)) = target.filter(|&(t, _)| region.contains(t)) else { continue };
+            // A target inside the instruction naming it is an unrelocated field.
+            if target > pc && u64::from(target) < u64::from(pc) + len as u64 {
+                continue;
+            }
+            match kind {
+                Kind::Literal if linked && target % 4 == 0 => found.literals.push(u64::from(target)),
+                Kind::Literal => {}
+                Kind::Call if !linked => {}
+                _ => found.targets.push(u64::from(target)),
+            }
+        }
+    }
+    found.targets.sort_unstable();
+    found.targets.dedup();
+    found.literals.sort_unstable();
+    found.literals.dedup();
+    found
+}
+
+fn with_labels(region: &Region, mut pieces: Vec<Piece>) -> Vec<Piece> {
+    cut_at_labels(region, &mut pieces);
+    pieces
+}
+
+/// Splits pieces at every label inside them.
+fn cut_at_labels(region: &Region, pieces: &mut Vec<Piece>) {
+    if region.labels.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(pieces.len());
+    for piece in pieces.iter() {
+        let mut pos = piece.start;
+        while let Some(next) = region.labels.next_after(pos).filter(|&n| n < piece.end) {
+            out.push(Piece { start: pos, end: next, mode: piece.mode });
+            pos = next;
+        }
+        out.push(Piece { start: pos, ..*piece });
+    }
+    *pieces = out;
+}
