@@ -11,6 +11,7 @@ bytes the simulator handed back (no copy on the Python side).
 import ctypes
 import sys
 import time
+import warnings
 
 import torch
 
@@ -26,6 +27,10 @@ SUPPORTED_DTYPES = {
     torch.int8: "int8",
     torch.uint8: "uint8",
 }
+
+class UnwrittenOutputWarning(UserWarning):
+    """Some output elements were written by no core (they stay zero)."""
+
 
 # Instruction budget per call over all cores (a runaway op stops here).
 MAX_INSTRUCTIONS = 20_000_000_000
@@ -110,7 +115,7 @@ class BoundOp:
                 f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
             )
         try:
-            output, stdout, stderr, insns, simulated = self.compute.run(
+            output, stdout, stderr, insns, simulated, unwritten = self.compute.run(
                 self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS
             )
         except _q7.SimulationError as e:
@@ -123,6 +128,8 @@ class BoundOp:
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
         del keep
         _echo(stdout, stderr)
+        if unwritten:
+            warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
         out = _as_tensor(output, meta.dtype, meta.shape)
         s = self.stats
         s.calls += 1

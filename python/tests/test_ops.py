@@ -90,3 +90,9 @@ def test_output_views_bytes_that_live_as_long_as_the_tensor(test_ops):
     assert torch.equal(y, x)
     y += 1  # an ordinary, writable tensor
     assert torch.equal(y, x + 1)
+
+
+def test_output_no_core_wrote_gives_a_warning_naming_the_indices(test_ops):
+    with pytest.warns(q7.UnwrittenOutputWarning, match=r"q7_test_ops::write_half .*5 of 10 output elements were never written \(indices 5, 6"):
+        y = torch.ops.q7_test_ops.write_half(torch.ones(10))
+    assert torch.equal(y, torch.tensor([2.0] * 5 + [0.0] * 5))

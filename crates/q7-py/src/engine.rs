@@ -134,6 +134,9 @@ pub struct RunInfo {
     pub instructions: u64,
     /// Wall time of the machine's run (set-up of memory and images excluded).
     pub simulated: Duration,
+    /// Output elements no core wrote, when there were some (not an error:
+    /// an op may mean to leave zeros).
+    pub unwritten: Option<String>,
 }
 
 /// Why a run failed: the machine's findings, or a launch problem.
@@ -213,6 +216,7 @@ pub fn run(
         output: output.data,
         stdout: report.stdout.clone(),
         stderr: report.stderr.clone(),
+        unwritten: report.unwritten_output.as_ref().map(|u| u.to_string()),
         instructions: report.instructions(),
         simulated,
     })

@@ -72,8 +72,8 @@ impl Output {
 }
 
 /// What `Compute.run` returns: (output, stdout, stderr, instructions,
-/// simulated seconds).
-type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64);
+/// simulated seconds, note on unwritten output elements or None).
+type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>);
 
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
@@ -101,7 +101,7 @@ impl Compute {
     }
 
     /// run(function, args, dst_dtype, dst_shape, max_insns) -> (output,
-    /// stdout, stderr, instructions, simulated_seconds). The output has the
+    /// stdout, stderr, instructions, simulated_seconds, unwritten_note). The output has the
     /// destination's dtype and shape. A finding raises
     /// SimulationError(message, stdout, stderr).
     #[allow(clippy::too_many_arguments)]
@@ -128,6 +128,7 @@ impl Compute {
                 PyBytes::new(py, info.stderr.as_bytes()),
                 info.instructions,
                 info.simulated.as_secs_f64(),
+                info.unwritten,
             )),
             Err(failure) => Err(SimulationError::new_err((
                 failure.message,

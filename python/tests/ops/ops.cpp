@@ -52,3 +52,11 @@ torch::Tensor write_everywhere(const torch::Tensor& t_in) {
   for (int64_t i = 0; i < t_in.numel(); i++) out[i] = (float)get_cpu_id();
   return t_out;
 }
+
+// Writes only the first half of its output: the rest stays zero, and q7 warns.
+torch::Tensor write_half(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  float* out = (float*)t_out.data_ptr();
+  for (int64_t i = 0; i < t_in.numel() / 2; i++) out[i] = 2.0f;
+  return t_out;
+}

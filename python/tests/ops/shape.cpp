@@ -14,4 +14,5 @@ NEURON_LIBRARY(q7_test_ops, m) {
   m.def("write_past_end", &same_as_input, "write_past_end");
   m.def("say_hello", &same_as_input, "say_hello");
   m.def("write_everywhere", &same_as_input, "write_everywhere");
+  m.def("write_half", &same_as_input, "write_half");
 }
