@@ -7,6 +7,9 @@ set -euo pipefail
 tools=(
   "clang-22:clang-22"
   "llvm-mc-22:llvm-22"
+  "llc-22:llvm-22"
+  "llvm-cxxfilt-22:llvm-22"
+  "clang++-22:clang-22"
   "llvm-objdump-22:llvm-22"
   "xtensa-lx106-elf-ld:binutils-xtensa-lx106"
   "xtensa-lx106-elf-readelf:binutils-xtensa-lx106"

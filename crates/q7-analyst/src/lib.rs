@@ -23,3 +23,8 @@ pub mod sha256;
 pub mod struct_layout;
 
 pub use evidence::{Evidence, EvidenceKind};
+
+#[cfg(test)]
+extern crate self as q7_analyst;
+#[cfg(test)]
+mod testsuite;

@@ -1,6 +1,7 @@
-//! `cargo bench -p q7-build --bench build`: wall time of an 8-core build of the
-//! multicore relu with `-j1` against the default parallelism, and of a no-op
-//! rebuild. The SDK is built once before timing (it is cached across builds).
+//! `cargo bench -p q7-build --bench build`: wall time (median of 5
+//! interleaved runs) of an 8-core build of the multicore relu with `-j1`
+//! against the default parallelism, and of a no-op rebuild. The SDK is built
+//! once before timing (it is cached across builds).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -39,9 +40,14 @@ fn main() {
     let fresh = |n: usize| -> PathBuf { scratch.path().join(format!("b{n}")) };
     timed(&fresh(0), 1); // warm the SDK cache
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let runs = 3;
-    let serial = median((0..runs).map(|i| timed(&fresh(10 + i), 1)).collect());
-    let parallel = median((0..runs).map(|i| timed(&fresh(20 + i), jobs)).collect());
+    // Interleaved, so a change in the machine's load hits both settings alike.
+    let runs = 5;
+    let (mut serial, mut parallel) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        serial.push(timed(&fresh(10 + i), 1));
+        parallel.push(timed(&fresh(20 + i), jobs));
+    }
+    let (serial, parallel) = (median(serial), median(parallel));
     let noop = median((0..runs).map(|_| timed(&fresh(20), jobs)).collect());
     println!("8-core build, -j1:           {:>8.1} ms", serial.as_secs_f64() * 1e3);
     println!(

@@ -1,19 +1,25 @@
-//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases"), in
-//! order — tool check, compile the op's sources, generate `wrapper.cpp`,
-//! compile it, link once (single LSP) or eight times (`<name>_cpuN`), then
-//! strip + pack unless the caller's cflags hold `-g`.
+//! `q7 build`: the phases of `build_custom_op.compile()` (docs/PLATFORM.md, "Build phases") —
+//! tool check, generate `wrapper.cpp`, compile it together with the op's
+//! sources, then per image: link once (single LSP) or eight times
+//! (`<name>_cpuN`) and strip + pack unless the caller's cflags hold `-g`.
+//!
+//! Scheduling: independent work shares one job pool, so on two cores the
+//! wrapper compiles beside the op's source and each image is packed by the
+//! job that linked it (no barrier between the links and the packs).
 
 use std::path::{Path, PathBuf};
 
 use q7_target::memmap::Window;
 use q7_target::{Artifact, ArtifactKind};
 
+use crate::backend_errors;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
 use crate::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
 use crate::schema::{self, SchemaError};
 use crate::sdk::{self, SdkError};
+use crate::timeline::{PhaseTime, Timeline};
 use crate::wrapper::{self, WrapperError};
 
 /// Which toolchain the caller asked for.
@@ -77,6 +83,9 @@ pub enum BuildError {
     Wrapper(#[from] WrapperError),
     #[error("Error compiling {src}: {error}")]
     Compile { src: String, error: ExecError },
+    /// A construct the open profile cannot compile correctly (one line).
+    #[error("{src}: {reason}")]
+    Refused { src: String, reason: String },
     #[error("Error linking {lib}: {error}")]
     Link { lib: String, error: ExecError },
     #[error("Error packing {lib}: {error}")]
@@ -118,7 +127,7 @@ fn lock_build_dir(dir: &Path) -> Result<std::fs::File, BuildError> {
     Ok(file)
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |error| BuildError::Io { path: path.display().to_string(), error }
 }
 
@@ -129,6 +138,8 @@ pub trait Observer: Sync {
     /// One step finished (`skipped` when it was up to date).
     fn step(&self, label: &str, skipped: bool);
     fn command(&self, cmd: &Command);
+    /// The finished build's phases (for `-v`).
+    fn timeline(&self, _phases: &[PhaseTime], _jobs: usize) {}
 }
 
 /// An observer that says nothing.
@@ -141,8 +152,19 @@ impl Observer for Quiet {
 }
 
 enum Tools {
-    Vendor { setup: VendorSetup, cc: PathBuf, packer: Option<PathBuf> },
-    Open { setup: OpenSetup, sdk: sdk::Sdk, lsp_dir: PathBuf },
+    Vendor {
+        setup: VendorSetup,
+        cc: PathBuf,
+        packer: Option<PathBuf>,
+    },
+    /// `direct_asm`: C/C++ straight to assembly (`Q7_DIRECT_ASM=1`), skipping
+    /// the IR legalisation step (crate::legalize).
+    Open {
+        setup: OpenSetup,
+        sdk: sdk::Sdk,
+        lsp_dir: PathBuf,
+        direct_asm: bool,
+    },
 }
 
 /// Writes `bytes` unless the file already holds them (keeps mtimes stable
@@ -155,7 +177,7 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
     Ok(true)
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
@@ -199,31 +221,34 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
             .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
     };
     let cc = find(profile::OPEN_CC)?;
-    let resource = exec::run(&Command::new(&cc).arg("-print-resource-dir"))
+    let cache = sdk::cache_root(env, &req.build_dir);
+    let resource = sdk::resource_include(&cc, &cache)
         .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", profile::OPEN_CC)))?;
-    let resource = PathBuf::from(String::from_utf8_lossy(&resource.stdout).trim()).join("include");
     let setup = OpenSetup {
         mc: find(profile::OPEN_MC)?,
+        llc: find(profile::OPEN_LLC)?,
         ld: find(profile::OPEN_LD)?,
         ar: find(profile::OPEN_AR)?,
         cc,
         resource_include: resource,
     };
     obs.phase("sdk", 1);
-    let cache = sdk::cache_root(env, &req.build_dir);
     let sdk = sdk::ensure(&setup, &cache, req.jobs.max(1), &|c| obs.command(c))?;
     obs.step("libq7sdk.a", false);
     let lsp_dir = req.build_dir.join("lsp_fll_load_cpus");
     for f in crate::lsp::all_lsp_files() {
         write_if_changed(&lsp_dir.join(&f.path), f.contents.as_bytes())?;
     }
-    Ok(Tools::Open { setup, sdk, lsp_dir })
+    // The pipeline before the IR step, kept for measuring it (benches/compile_paths.rs)
+    // and for bisecting a suspected legaliser problem.
+    let direct_asm = env.var("Q7_DIRECT_ASM").is_some_and(|v| v == "1");
+    Ok(Tools::Open { setup, sdk, lsp_dir, direct_asm })
 }
 
 /// One compile job: a source and the object it makes.
-struct Unit {
-    src: PathBuf,
-    obj: PathBuf,
+pub(crate) struct Unit {
+    pub(crate) src: PathBuf,
+    pub(crate) obj: PathBuf,
 }
 
 fn compile_unit(
@@ -247,16 +272,19 @@ fn compile_unit(
                 })
             })
         }
-        Tools::Open { setup, sdk, .. } => {
+        Tools::Open { setup, sdk, direct_asm, .. } => {
             let lang =
                 Language::of(&unit.src).ok_or_else(|| BuildError::UnknownLanguage(unit.src.display().to_string()))?;
+            let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
+            if lang != Language::Asm && !direct_asm {
+                return crate::ir_compile::compile_through_ir(setup, req, unit, lang, flags, obs);
+            }
             let tmp_obj = with_suffix(&unit.obj, ".tmp");
             let dep = unit.obj.with_extension("d");
             let asm = unit.obj.with_extension("s");
             let first = if lang == Language::Asm {
                 setup.preprocess_asm(&sdk.include, &unit.src, &asm)
             } else {
-                let flags = CompileFlags { sdk_include: &sdk.include, cflags: &req.cflags, includes };
                 setup.compile_to_asm(
                     &flags,
                     &AsmJob { lang, src: &unit.src, asm: &asm, depfile: &dep, dep_target: &unit.obj },
@@ -296,7 +324,7 @@ fn link_one(
                 })
             })
         }
-        Tools::Open { setup, sdk, lsp_dir } => {
+        Tools::Open { setup, sdk, lsp_dir, .. } => {
             let tmp = with_suffix(lib, ".tmp");
             let archives = [sdk.archive.clone()];
             let cmd = setup.link(lsp_dir, window, objs, &archives, &tmp);
@@ -305,7 +333,16 @@ fn link_one(
             make(obs, &cmd, lib, &inputs, || {
                 exec::run(&cmd).map_err(|e| {
                     let _ = std::fs::remove_file(&tmp);
-                    link_err(e)
+                    match &e {
+                        ExecError::Failed { stderr, .. } => {
+                            backend_errors::explain_link_failure(stderr, &|f| crate::ir_compile::demangle(setup, f))
+                                .map_or_else(
+                                    || link_err(e),
+                                    |reason| BuildError::Refused { src: lib.display().to_string(), reason },
+                                )
+                        }
+                        ExecError::Spawn { .. } => link_err(e),
+                    }
                 })?;
                 std::fs::rename(&tmp, lib).map_err(io_err(lib))
             })
@@ -347,11 +384,12 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     let jobs = req.jobs.max(1);
     let mut report = BuildReport::default();
     check_sources(&req.sources)?;
+    let mut timeline = Timeline::start();
 
     // Phase 0: tools (and, for the open profile, the SDK and LSPs).
     std::fs::create_dir_all(&req.build_dir).map_err(io_err(&req.build_dir))?;
     let _lock = lock_build_dir(&req.build_dir)?;
-    let tools = resolve_tools(req, env, obs)?;
+    let tools = timeline.phase("tools+sdk", 1, |_| resolve_tools(req, env, obs))?;
     report.toolchain = Some(match tools {
         Tools::Vendor { .. } => Toolchain::XtensaTools,
         Tools::Open { .. } => Toolchain::Open,
@@ -377,56 +415,60 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     // Schemas are checked before any compile so a typo fails fast.
     let schemas = req.schemas.iter().map(|s| schema::parse(s)).collect::<Result<Vec<_>, _>>()?;
     let ops = wrapper::ops(&req.functions, schemas)?;
-    obs.phase("compile", units.len());
-    let ran = exec::parallel(&units, jobs, |u| {
-        let r = compile_unit(&tools, req, u, &req.includes, obs)?;
-        obs.step(&u.src.display().to_string(), !r);
-        Ok::<_, BuildError>(r)
-    })?;
-    count(&mut report, &ran);
 
-    // Phases 2 and 3: the wrapper.
+    // Phases 2 and 3: the wrapper, generated first so that it compiles in the
+    // same pool as the op's sources (last, so an op's error is reported first).
     let wrapper_src = req.build_dir.join("wrapper.cpp");
     write_if_changed(&wrapper_src, wrapper::generate(base, &ops).as_bytes())?;
-    obs.phase("wrapper", 1);
-    let wrapper_unit = Unit { obj: req.build_dir.join("wrapper.o"), src: wrapper_src.clone() };
-    let r = compile_unit(&tools, req, &wrapper_unit, &[], obs)?;
-    obs.step("wrapper.cpp", !r);
-    count(&mut report, &[r]);
+    let wrapper_obj = req.build_dir.join("wrapper.o");
+    units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
+    obs.phase("compile", units.len());
+    let ran = timeline.phase("compile", units.len(), |clock| {
+        exec::parallel(&units, jobs, |u| {
+            let is_wrapper = u.obj == wrapper_obj;
+            let includes: &[PathBuf] = if is_wrapper { &[] } else { &req.includes };
+            let r = clock.step(|| compile_unit(&tools, req, u, includes, obs))?;
+            obs.step(&if is_wrapper { "wrapper.cpp".into() } else { u.src.display().to_string() }, !r);
+            Ok::<_, BuildError>(r)
+        })
+    })?;
+    count(&mut report, &ran);
     report.wrapper = wrapper_src;
 
-    // Phase 4: link 1× or 8×.
-    let mut objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
-    objs.push(wrapper_unit.obj.clone());
+    // Phases 4 and 5: per image, link, then strip + pack unless the caller's
+    // cflags (not the fixed bundle) ask for a debug build.
+    let objs: Vec<PathBuf> = units.iter().map(|u| u.obj.clone()).collect();
     let targets: Vec<(Window, Artifact)> = Artifact::windows(req.multicore)
         .into_iter()
         .map(|w| (w, Artifact::new(base, w, ArtifactKind::Linked)))
         .collect();
     let path_of = |a: &Artifact, kind: ArtifactKind| req.build_dir.join(a.with_kind(kind).file_name());
-    obs.phase("link", targets.len());
-    let ran = exec::parallel(&targets, jobs, |(window, artifact)| {
-        let lib = path_of(artifact, ArtifactKind::Linked);
-        let r = link_one(&tools, *window, &objs, &lib, obs)?;
-        obs.step(&artifact.file_name(), !r);
-        Ok::<_, BuildError>(r)
+    let pack = !req.cflags.iter().any(|f| f == "-g");
+    let (phase, steps) = if pack { ("link+pack", 2 * targets.len()) } else { ("link", targets.len()) };
+    obs.phase(phase, steps);
+    let ran = timeline.phase(phase, steps, |clock| {
+        exec::parallel(&targets, jobs, |(window, artifact)| {
+            clock.step(|| {
+                let lib = path_of(artifact, ArtifactKind::Linked);
+                let linked = link_one(&tools, *window, &objs, &lib, obs)?;
+                obs.step(&artifact.file_name(), !linked);
+                if !pack {
+                    return Ok::<_, BuildError>(vec![linked]);
+                }
+                let stripped = path_of(artifact, ArtifactKind::Stripped);
+                let packed = path_of(artifact, ArtifactKind::Packed);
+                let repacked = pack_one(&tools, &lib, &stripped, &packed, obs)?;
+                obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !repacked);
+                Ok(vec![linked, repacked])
+            })
+        })
     })?;
-    count(&mut report, &ran);
+    count(&mut report, &ran.concat());
     report.libraries = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Linked)).collect();
-
-    // Phase 5: strip + pack, gated on the caller's cflags (not the fixed bundle).
-    if !req.cflags.iter().any(|f| f == "-g") {
-        obs.phase("pack", targets.len());
-        let ran = exec::parallel(&targets, jobs, |(_, artifact)| {
-            let lib = path_of(artifact, ArtifactKind::Linked);
-            let stripped = path_of(artifact, ArtifactKind::Stripped);
-            let packed = path_of(artifact, ArtifactKind::Packed);
-            let r = pack_one(&tools, &lib, &stripped, &packed, obs)?;
-            obs.step(&artifact.with_kind(ArtifactKind::Packed).file_name(), !r);
-            Ok::<_, BuildError>(r)
-        })?;
-        count(&mut report, &ran);
+    if pack {
         report.stripped = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Stripped)).collect();
         report.packed = targets.iter().map(|(_, a)| path_of(a, ArtifactKind::Packed)).collect();
     }
+    obs.timeline(timeline.phases(), jobs);
     Ok(report)
 }

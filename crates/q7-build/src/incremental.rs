@@ -26,7 +26,7 @@ pub fn up_to_date(output: &Path, fingerprint: &str, inputs: &[PathBuf]) -> bool 
 
 /// Records that `output` was made by `fingerprint`.
 pub fn record(output: &Path, fingerprint: &str) -> std::io::Result<()> {
-    std::fs::write(stamp_path(output), fingerprint)
+    q7_target::fs::write_atomic(&stamp_path(output), fingerprint.as_bytes())
 }
 
 /// The prerequisites listed in a make-style depfile (`target: a b \` …),

@@ -3,12 +3,21 @@
 //! packages, toolchain profiles and the build driver.
 #![forbid(unsafe_code)]
 
+pub mod backend_errors;
 pub mod command;
 pub mod driver;
 pub mod exec;
 pub mod incremental;
+mod ir_compile;
+pub mod legalize;
 pub mod lsp;
 pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;
+pub mod timeline;
 pub mod wrapper;
+
+#[cfg(test)]
+extern crate self as q7_build;
+#[cfg(test)]
+mod testsuite;

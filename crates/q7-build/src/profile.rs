@@ -195,6 +195,7 @@ pub const OPEN_FEATURES: &[&str] = &[
 
 pub const OPEN_CC: &str = "clang-22";
 pub const OPEN_MC: &str = "llvm-mc-22";
+pub const OPEN_LLC: &str = "llc-22";
 pub const OPEN_LD: &str = "xtensa-lx106-elf-ld";
 pub const OPEN_AR: &str = "xtensa-lx106-elf-ar";
 
@@ -241,6 +242,8 @@ pub struct AsmJob<'a> {
 pub struct OpenSetup {
     pub cc: PathBuf,
     pub mc: PathBuf,
+    /// Compiles the legalised IR of op sources (crate::legalize).
+    pub llc: PathBuf,
     pub ld: PathBuf,
     pub ar: PathBuf,
     /// clang's own headers (`stddef.h`, `stdint.h`, `stdarg.h`…).
@@ -260,8 +263,40 @@ impl OpenSetup {
     }
 
     /// `clang-22 … -S src -o asm`, the first half of a C/C++ compile; the
-    /// driver then aligns literal pools and runs [`OpenSetup::assemble`].
+    /// caller then aligns literal pools and runs [`OpenSetup::assemble`].
+    /// (The SDK, which avoids the backend's defects, compiles this way.)
     pub fn compile_to_asm(&self, flags: &CompileFlags, job: &AsmJob) -> Command {
+        self.clang(flags, job).path_arg("-S", job.src).path_arg("-o", job.asm)
+    }
+
+    /// `clang-22 … -S -emit-llvm src -o ir`: an op source's first step; the
+    /// driver legalises the IR (crate::legalize) and runs [`OpenSetup::codegen`].
+    /// `job.asm` names the IR file here.
+    pub fn compile_to_ir(&self, flags: &CompileFlags, job: &AsmJob) -> Command {
+        self.clang(flags, job).args(["-S", "-emit-llvm"]).arg(job.src.as_os_str()).path_arg("-o", job.asm)
+    }
+
+    /// `llc-22` with the code-generation options that clang's flags above
+    /// imply but the IR does not carry: the sections per function and
+    /// object, `.ctors` for C++ (`-fno-use-init-array`), the optimisation
+    /// level (the last `-O` of `cflags`; `-Os`/`-Oz` are `-O2` in codegen).
+    pub fn codegen(&self, lang: Language, cflags: &[String], ir: &Path, asm: &Path) -> Command {
+        let level = match cflags.iter().rev().find(|f| f.starts_with("-O")).map(String::as_str) {
+            Some("-O0") => "-O0",
+            Some("-O1") => "-O1",
+            Some("-O3") => "-O3",
+            _ => "-O2",
+        };
+        let mut c = Command::new(&self.llc).arg("-mtriple=xtensa").arg(format!("-mattr={}", Self::mattr()));
+        c = c.args([level, "-function-sections", "-data-sections"]);
+        if lang == Language::Cpp {
+            c = c.arg("-use-ctors");
+        }
+        c.arg(ir.as_os_str()).path_arg("-o", asm)
+    }
+
+    /// The clang command line shared by the assembly and IR forms.
+    fn clang(&self, flags: &CompileFlags, job: &AsmJob) -> Command {
         let lang = job.lang;
         let mut c = Command::new(&self.cc).arg("--target=xtensa").args(Self::feature_flags());
         c = c.arg(if lang == Language::C { "-std=c11" } else { "-std=c++14" });
@@ -271,8 +306,7 @@ impl OpenSetup {
         }
         c = c.arg("-nostdinc").path_arg("-isystem", &self.resource_include).path_arg("-isystem", flags.sdk_include);
         c = c.args(flags.cflags.iter()).args(flags.includes.iter().map(|p| flag_path("-I", p)));
-        c = c.arg("-MMD").path_arg("-MF", job.depfile).path_arg("-MT", job.dep_target);
-        c.path_arg("-S", job.src).path_arg("-o", job.asm)
+        c.arg("-MMD").path_arg("-MF", job.depfile).path_arg("-MT", job.dep_target)
     }
 
     /// `llvm-mc-22` turning the aligned assembly into an object.
@@ -345,7 +379,10 @@ pub fn assembly_for_mc(lang: Language, asm: &Path, fixed: &Path) -> Result<PathB
     if lang == Language::Asm {
         return Ok(asm.to_path_buf());
     }
-    let text = std::fs::read_to_string(asm).map_err(|e| (asm.to_path_buf(), e))?;
+    // Verbose assembly comments can hold raw bytes (`.byte 224 # \xe0` in
+    // debug sections); they are comments, so a lossy read changes nothing.
+    let bytes = std::fs::read(asm).map_err(|e| (asm.to_path_buf(), e))?;
+    let text = String::from_utf8_lossy(&bytes);
     std::fs::write(fixed, align_literal_pools(&text)).map_err(|e| (fixed.to_path_buf(), e))?;
     Ok(fixed.to_path_buf())
 }

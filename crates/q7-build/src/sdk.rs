@@ -58,6 +58,33 @@ pub fn cache_root(env: &dyn Env, fallback: &Path) -> PathBuf {
     fallback.join(".q7-cache")
 }
 
+/// Clang's own header directory (`<resource dir>/include`), remembered in
+/// `cache` per compiler binary (path, size, mtime): asking clang costs a
+/// process start on every build, on the serial path before any compile.
+pub fn resource_include(cc: &Path, cache: &Path) -> Result<PathBuf, ExecError> {
+    let stamp = std::fs::metadata(cc).ok().map(|m| {
+        let mtime = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
+        format!("{} {} {}", cc.display(), m.len(), mtime.as_nanos())
+    });
+    let remembered = stamp.as_ref().map(|s| cache.join(format!("clang-resource-{:016x}", fnv64(&[s.as_bytes()]))));
+    if let Some(dir) = remembered.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).map(PathBuf::from) {
+        if dir.is_dir() {
+            return Ok(dir);
+        }
+    }
+    let out = exec::run(&Command::new(cc).arg("-print-resource-dir"))?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
+    if let Some(path) = remembered {
+        // Best effort: without the note the next build asks clang again.
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(cache);
+        if std::fs::write(&tmp, dir.as_os_str().as_encoded_bytes()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    Ok(dir)
+}
+
 /// Writes the embedded headers into `<cache>/sdk-include-<key>` (they are
 /// needed before the archive, to compile the op's own sources).
 fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
@@ -162,4 +189,28 @@ fn build_archive(
     on_command(&c);
     exec::run(&c)?;
     std::fs::rename(&tmp_archive, &sdk.archive).map_err(io_err(&sdk.archive))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_include_is_asked_once_and_rechecked() {
+        let cc = Path::new("/usr/bin/clang-22");
+        if !cc.exists() {
+            eprintln!("clang-22 not installed (scripts/bootstrap.sh): skipped");
+            return;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let asked = exec::run(&Command::new(cc).arg("-print-resource-dir")).unwrap();
+        let truth = PathBuf::from(String::from_utf8_lossy(&asked.stdout).trim()).join("include");
+        assert_eq!(resource_include(cc, cache.path()).unwrap(), truth);
+        let notes: Vec<PathBuf> = std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        // A note naming a directory that is gone is not believed.
+        std::fs::write(&notes[0], "/nonexistent/clang/include").unwrap();
+        assert_eq!(resource_include(cc, cache.path()).unwrap(), truth);
+        assert_eq!(std::fs::read_to_string(&notes[0]).unwrap(), truth.display().to_string());
+    }
 }

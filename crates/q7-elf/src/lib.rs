@@ -18,3 +18,8 @@ pub mod write;
 pub use endian::Endian;
 pub use error::{Error, Result};
 pub use read::{ElfFile, Header, ProgramHeader, Reloc, Section, Symbol};
+
+#[cfg(test)]
+extern crate self as q7_elf;
+#[cfg(test)]
+mod testsuite;

@@ -2,7 +2,9 @@
 //! synthetic 256 MiB host file against `grep -abo` of the ELF magic, and
 //! rebase-diff over eight synthetic per-core images (the vendor's size, docs/FACTS.md)
 //! against `cmp -l` on the seven pairs. Inputs are generated into a
-//! temporary directory at run time; nothing is committed.
+//! temporary directory at run time (nothing is committed), or into
+//! `$Q7_BENCH_INPUTS` when set, where they stay for `scripts/bench.sh` to
+//! time the whole `q7` process against the same peers.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,19 +17,20 @@ use q7_testkit::Rng;
 
 const HOST_SIZE: usize = 256 << 20;
 const IMAGE_SIZE: usize = 579_380;
-const RUNS: usize = 3;
+const RUNS: usize = 5;
 
-/// Best wall time of `RUNS` runs.
-fn best<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
+/// Median wall time of `RUNS` runs.
+fn median_of_runs<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut out = None;
-    let mut best = Duration::MAX;
+    let mut times = Vec::new();
     for _ in 0..RUNS {
         let t = Instant::now();
         let v = f();
-        best = best.min(t.elapsed());
+        times.push(t.elapsed());
         out = Some(v);
     }
-    (best, out.unwrap())
+    times.sort();
+    (times[RUNS / 2], out.unwrap())
 }
 
 fn mbps(bytes: usize, d: Duration) -> f64 {
@@ -99,11 +102,16 @@ fn core_image(id: u32) -> Vec<u8> {
 }
 
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let kept = std::env::var_os("Q7_BENCH_INPUTS").map(PathBuf::from);
+    if let Some(k) = &kept {
+        std::fs::create_dir_all(k).unwrap();
+    }
+    let dir = kept.as_deref().unwrap_or(temp.path());
 
     // Carve.
-    let host = host_file(dir.path());
-    let (ours, report) = best(|| {
+    let host = host_file(dir);
+    let (ours, report) = median_of_runs(|| {
         let data = q7_image::carve::map_file(&host).unwrap();
         q7_image::carve::carve(&data, &mut |_, _| {})
     });
@@ -119,7 +127,7 @@ fn main() {
         ours.as_secs_f64() * 1e3,
         mbps(HOST_SIZE, ours)
     );
-    let (grep, count) = best(|| grep_magic(&host));
+    let (grep, count) = median_of_runs(|| grep_magic(&host));
     match count {
         Some(n) => {
             println!(
@@ -141,15 +149,15 @@ fn main() {
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let p = dir.path().join(format!("core_cpu{i}.so"));
+            let p = dir.join(format!("core_cpu{i}.so"));
             std::fs::write(&p, b).unwrap();
             p
         })
         .collect();
-    let (ours, verdict) = best(|| {
+    let (ours, verdict) = median_of_runs(|| {
         let bytes: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
         let elfs: Vec<ElfFile> = bytes.iter().map(|b| ElfFile::parse(b).unwrap()).collect();
-        let r = q7_image::rebase::rebase_diff(&elfs);
+        let r = q7_image::rebase_diff::rebase_diff(&elfs);
         (r.verdict.identical_modulo_rebase, r.pairs[0].differing_bytes)
     });
     println!(
@@ -160,11 +168,11 @@ fn main() {
     );
     println!("  q7 rebase-diff (8 images: bytes, words, strings, verdict): {:>7.1} ms", ours.as_secs_f64() * 1e3);
     let elfs: Vec<ElfFile> = images.iter().map(|b| ElfFile::parse(b).unwrap()).collect();
-    let (strings, _) = best(|| {
+    let (strings, _) = median_of_runs(|| {
         elfs.iter().map(|e| q7_image::strings::StringsReport::of(e, 4, None).unwrap().sections.len()).sum::<usize>()
     });
     println!("    of which the 8 strings reports take about               {:>7.1} ms", strings.as_secs_f64() * 1e3);
-    let (cmp, lines) = best(|| {
+    let (cmp, lines) = median_of_runs(|| {
         let mut lines = 0;
         for p in &paths[1..] {
             let out = Command::new("cmp").arg("-l").arg(&paths[0]).arg(p).output().ok()?;

@@ -6,6 +6,12 @@ pub mod carve;
 pub mod disasm;
 pub mod kinfo;
 pub mod layout;
-pub mod rebase;
+mod par;
+pub mod rebase_diff;
 pub mod roster;
 pub mod strings;
+
+#[cfg(test)]
+extern crate self as q7_image;
+#[cfg(test)]
+mod testsuite;

@@ -50,3 +50,8 @@ pub use length::{instruction_length, length_class, LengthClass};
 pub use opcode::Opcode;
 pub use options::{Feature, FeatureSet, IsaOptions};
 pub use sweep::{sweep, Sweep, SweepItem};
+
+#[cfg(test)]
+extern crate self as q7_isa;
+#[cfg(test)]
+mod testsuite;

@@ -53,7 +53,9 @@ fn is_padding(b: u8) -> bool {
 
 /// A flat container starts (after padding) with a JSON object.
 pub(crate) fn looks_flat(data: &[u8]) -> bool {
-    data.iter().find(|&&b| !is_padding(b)) == Some(&b'{')
+    // NUL padding (a zero-filled file) is skipped a block at a time.
+    let zeros = data.chunks_exact(64).take_while(|c| c.iter().all(|&b| b == 0)).count() * 64;
+    data[zeros..].iter().find(|&&b| !is_padding(b)) == Some(&b'{')
 }
 
 pub(crate) fn scan(data: &[u8], hits: &[Hit]) -> FlatScan {
@@ -83,7 +85,8 @@ pub(crate) fn scan(data: &[u8], hits: &[Hit]) -> FlatScan {
                 None => break None,
             }
         } else if rest.starts_with(super::ELF_MAGIC) {
-            let Some(i) = hits.iter().position(|h| h.offset == pos as u64) else {
+            // Hits are in file order.
+            let Ok(i) = hits.binary_search_by_key(&(pos as u64), |h| h.offset) else {
                 break Some(format!("ELF at {pos:#x} was not seen by the magic scan"));
             };
             let hit = &hits[i];
@@ -101,4 +104,21 @@ pub(crate) fn scan(data: &[u8], hits: &[Hit]) -> FlatScan {
         }
     };
     FlatScan { items, stopped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_flat;
+
+    #[test]
+    fn padding_of_any_length_before_the_first_json_value() {
+        for zeros in [0, 1, 63, 64, 65, 200] {
+            let mut data = vec![0u8; zeros];
+            assert!(!looks_flat(&data), "{zeros} zeros alone");
+            data.extend_from_slice(b" \n\t{}");
+            assert!(looks_flat(&data), "{zeros} zeros, then JSON");
+            data[zeros + 3] = b'x';
+            assert!(!looks_flat(&data), "{zeros} zeros, then not JSON");
+        }
+    }
 }

@@ -214,7 +214,7 @@ fn decode_getter(data: &[u8], host: &HostFile, hits: &[Hit], name: &str, vaddr: 
     };
     let bytes = &data[data_off as usize..end as usize];
     g.returns = if bytes.starts_with(super::ELF_MAGIC) {
-        match hits.iter().position(|h| h.offset == data_off) {
+        match hits.binary_search_by_key(&data_off, |h| h.offset).ok() {
             Some(i) if hits[i].xtensa && hits[i].size == Some(size) => {
                 Returns::Image { hit: i, image: hits[i].image.unwrap_or_default() }
             }

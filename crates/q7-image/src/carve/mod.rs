@@ -15,6 +15,7 @@ mod flat;
 mod getter;
 mod header;
 mod input;
+mod scan;
 mod text;
 
 use std::collections::BTreeMap;
@@ -26,12 +27,10 @@ pub use flat::{FlatItem, FlatScan};
 pub use getter::{Getter, GetterScan, Returns, Slot};
 pub use header::{Check, RawHeader, EXPECTED_FLAGS};
 pub use input::{map_file, Input};
+pub use scan::{scan_magic, PROGRESS_STEP};
 pub use text::write_carve;
 
 pub const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
-
-/// The scan reports progress once per this many bytes.
-pub const PROGRESS_STEP: usize = 16 << 20;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CarveReport {
@@ -106,8 +105,8 @@ pub struct Agreement {
 /// called as the magic scan advances.
 pub fn carve(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> CarveReport {
     let host = getter::HostFile::parse(data);
-    let mut hits: Vec<Hit> =
-        scan_magic(data, progress).into_iter().map(|off| examine(data, off, host.as_ref())).collect();
+    let offsets = scan_magic(data, progress);
+    let mut hits: Vec<Hit> = crate::par::map_parallel(&offsets, |&off| examine(data, off, host.as_ref()));
     let distinct = collapse(data, &mut hits);
     let getters = host.as_ref().map(|h| getter::scan(data, h, &hits));
     let flat = flat::looks_flat(data).then(|| flat::scan(data, &hits));
@@ -135,23 +134,6 @@ pub fn carve(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> CarveReport {
         flat,
         agreement,
     }
-}
-
-/// Offsets of every `\x7fELF` in `data`, scanned in steps so a caller can
-/// show progress on large files.
-pub fn scan_magic(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> Vec<u64> {
-    let finder = memchr::memmem::Finder::new(ELF_MAGIC);
-    let mut hits = Vec::new();
-    let mut start = 0;
-    while start < data.len() {
-        let end = (start + PROGRESS_STEP).min(data.len());
-        // Let a magic that starts before `end` finish past it.
-        let window = &data[start..(end + ELF_MAGIC.len() - 1).min(data.len())];
-        hits.extend(finder.find_iter(window).map(|i| start + i).filter(|&i| i < end).map(|i| i as u64));
-        progress(end as u64, data.len() as u64);
-        start = end;
-    }
-    hits
 }
 
 fn examine(data: &[u8], off: u64, host: Option<&getter::HostFile>) -> Hit {
@@ -208,7 +190,8 @@ fn collapse(data: &[u8], hits: &mut [Hit]) -> Vec<DistinctImage> {
             distinct.push(describe_image(sha, bytes, hit.offset));
             distinct.len() - 1
         });
-        if distinct[index].offsets.last() != Some(&hit.offset) && !distinct[index].offsets.contains(&hit.offset) {
+        // Hits come in file order, so a repeat can only be the last offset.
+        if distinct[index].offsets.last() != Some(&hit.offset) {
             distinct[index].offsets.push(hit.offset);
         }
         hit.image = Some(index);

@@ -34,7 +34,7 @@ pub struct Roster {
 pub struct NamedKernel {
     pub section: String,
     pub mangled: String,
-    /// `None` when the name is outside the demangler's subset.
+    /// `None` when the name is not a valid Itanium mangled name.
     pub demangled: Option<String>,
     /// Lowest code address the property records cover (the function's
     /// start once linked), with its file offset.

@@ -5,6 +5,7 @@ use anyhow::{bail, Context, Result};
 use q7_build::command::Command;
 use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
+use q7_build::timeline::PhaseTime;
 use serde::Deserialize;
 
 /// Build a custom op: compile its sources, generate and compile wrapper.cpp,
@@ -168,6 +169,52 @@ impl Observer for Reporter {
             }
         }
     }
+
+    fn timeline(&self, phases: &[PhaseTime], jobs: usize) {
+        if self.verbose {
+            let text = timeline_text(phases, jobs);
+            match &self.bar {
+                Some(bar) => text.lines().for_each(|l| bar.println(l)),
+                None => eprint!("{text}"),
+            }
+        }
+    }
+}
+
+/// `-v`'s phase timeline: each phase's span from the start, and its steps'
+/// summed time over that span (how many ran at once).
+fn timeline_text(phases: &[PhaseTime], jobs: usize) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mut text = format!("q7 build: timeline (-j{jobs}), ms from the start\n");
+    for p in phases {
+        text.push_str(&format!(
+            "  {:<10} {:>7.1} .. {:>7.1}  {:>7.1} ms  {:>2} step{}  {:>7.1} ms of work, {:.2} at once\n",
+            p.name,
+            ms(p.start),
+            ms(p.end),
+            ms(p.end - p.start),
+            p.steps,
+            if p.steps == 1 { " " } else { "s" },
+            ms(p.work),
+            p.overlap()
+        ));
+    }
+    if let Some(last) = phases.last() {
+        text.push_str(&format!("  total      {:>7.1} ms\n", ms(last.end)));
+    }
+    // What the jobs' own times allow on this machine's cores when nothing
+    // else runs (a busy machine stretches each job, not this bound's shape).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()).max(jobs);
+    let work: std::time::Duration = phases.iter().map(|p| p.work).sum();
+    let bound: std::time::Duration = phases.iter().map(|p| p.bound(cores)).sum();
+    text.push_str(&format!(
+        "  these jobs on {cores} free core{}: at least {:.1} ms ({:.2}x their {:.1} ms one after another)\n",
+        if cores == 1 { "" } else { "s" },
+        ms(bound),
+        work.as_secs_f64() / bound.as_secs_f64().max(1e-9),
+        ms(work)
+    ));
+    text
 }
 
 pub fn run(args: Args) -> Result<()> {

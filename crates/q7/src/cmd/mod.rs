@@ -4,6 +4,7 @@ mod build;
 mod disasm;
 mod inspect;
 mod layout;
+mod legalize_ir;
 mod lsp;
 mod oracle;
 mod pack;
@@ -28,6 +29,8 @@ enum Command {
     Build(build::Args),
     Disasm(disasm::Args),
     Layout(layout::Args),
+    #[command(name = "legalize-ir")]
+    LegalizeIr(legalize_ir::Args),
     Lsp(lsp::Args),
     /// Analyse images and host libraries: layouts, kernel tables, rosters,
     /// carving, rebase proofs, strings, UCPL images, image diffs, struct
@@ -50,6 +53,7 @@ pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::Build(a) => build::run(a),
         Command::Disasm(a) => disasm::run(a),
         Command::Layout(a) => layout::run(a),
+        Command::LegalizeIr(a) => legalize_ir::run(a),
         Command::Lsp(a) => lsp::run(a),
         Command::Inspect(c) => inspect::run(c),
         Command::Oracle(a) => oracle::run(a),

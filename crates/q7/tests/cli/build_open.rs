@@ -87,8 +87,30 @@ fn accessor_relu_single_core() {
 #[test]
 fn multicore_relu_links_eight_windows() {
     let dir = tempfile::tempdir().unwrap();
-    let out = build(dir.path(), &["--multicore", "--build-dir", "out dir"], &op_source("relu_multicore.cpp"));
+    let out =
+        build(dir.path(), &["--multicore", "--build-dir", "out dir", "-v", "-j2"], &op_source("relu_multicore.cpp"));
     assert!(out.status.success(), "{}", stderr(&out));
+    // -v ends with the phase timeline: the tools, both compiles in one pool,
+    // then the eight links, each followed by its pack.
+    let err = stderr(&out);
+    let timeline = &err[err.find("q7 build: timeline (-j2)").unwrap_or_else(|| panic!("no timeline in {err}"))..];
+    let phases: Vec<(&str, &str)> = timeline
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((
+                w.next()?,
+                l.split("  ").find(|c| c.trim_end().ends_with("steps") || c.trim_end().ends_with("step"))?,
+            ))
+        })
+        .collect();
+    let names: Vec<&str> = phases.iter().map(|p| p.0).collect();
+    assert_eq!(names, ["tools+sdk", "compile", "link+pack"], "{timeline}");
+    assert_eq!(phases[1].1.trim(), "2 steps", "{timeline}");
+    assert_eq!(phases[2].1.trim(), "16 steps", "{timeline}");
+    let tail: Vec<&str> = timeline.lines().rev().take(2).map(str::trim_start).collect();
+    assert!(tail[1].starts_with("total") && tail[0].starts_with("these jobs on 2 free cores: at least"), "{timeline}");
     let b = dir.path().join("out dir");
     let libs: Vec<PathBuf> = (0..8).map(|i| b.join(format!("librelu_cpu{i}.so"))).collect();
     let mut count = 0;
@@ -244,9 +266,14 @@ fn bad_inputs_fail_clearly_without_outputs() {
     assert!(e.starts_with("q7: error: Error compiling $DIR/my op $(x);.cpp: "), "{e}");
     assert!(e.contains("use of undeclared identifier 'undefined_thing'"), "{e}");
     assert_eq!(e.lines().count(), 1, "the diagnostic folds into one line without -v: {e}");
+    // (wrapper.o may be there: the wrapper compiles beside the op's source,
+    // and a whole object is reused by the next build.)
     let leftovers: Vec<_> = std::fs::read_dir(d.join("b")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(
-        !leftovers.iter().any(|f| f.to_string_lossy().ends_with(".o") || f.to_string_lossy().ends_with(".so")),
+        !leftovers.iter().any(|f| {
+            let f = f.to_string_lossy();
+            (f.ends_with(".o") && f != "wrapper.o") || f.ends_with(".so") || f.contains(".tmp")
+        }),
         "{leftovers:?}"
     );
     assert!(d.join("my op $(x);.cpp").exists(), "no shell ever ran the name");

@@ -62,7 +62,8 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         return crate::io::print_json(&Report { path: path.display().to_string(), carve: &report, written });
     }
-    let mut out = std::io::stdout().lock();
+    // One write per buffer, not per line: a large host has a line per hit.
+    let mut out = std::io::BufWriter::new(crate::io::text_stdout());
     carve::write_carve(&mut out, &path.display().to_string(), &report)?;
     if !written.is_empty() {
         writeln!(out, "\n  wrote {} distinct images", written.len())?;
@@ -70,6 +71,7 @@ pub fn run(args: Args) -> Result<()> {
             writeln!(out, "    {w}")?;
         }
     }
+    out.flush()?;
     Ok(())
 }
 

@@ -1,8 +1,9 @@
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use q7_elf::ElfFile;
-use q7_image::rebase::{self, RebaseReport};
+use q7_image::rebase_diff::{self, RebaseReport};
 use serde::Serialize;
 
 /// The proof (docs/FACTS.md) that per-core images are one program relinked: the
@@ -39,9 +40,11 @@ pub fn run(args: Args) -> Result<()> {
     let names: Vec<String> = parts.iter().map(|(n, _)| (*n).clone()).collect();
     let elfs: Vec<ElfFile> =
         parts.iter().map(|(n, b)| ElfFile::parse_xtensa(b).with_context(|| (*n).clone())).collect::<Result<_>>()?;
-    let report = rebase::rebase_diff(&elfs);
+    let report = rebase_diff::rebase_diff(&elfs);
     if args.json {
         return crate::io::print_json(&Report { paths: &names, rebase: &report });
     }
-    Ok(rebase::write_rebase(&mut std::io::stdout().lock(), &names, &report)?)
+    let mut out = std::io::BufWriter::new(crate::io::text_stdout());
+    rebase_diff::write_rebase(&mut out, &names, &report)?;
+    Ok(out.flush()?)
 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 /// The analyst crate's committed test inputs.
 pub fn analyst_data(sub: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../q7-analyst/tests/data").join(sub).canonicalize().unwrap()
+    q7_testkit::repo_root().join("crates/q7-analyst/tests/data").join(sub)
 }
 
 /// Runs q7 with `dir` as the working directory, so reports name inputs by

@@ -4,7 +4,7 @@
 //!   varied operands, whenever the encoder accepts them;
 //! * decoding never panics, whatever the bytes, length or options.
 
-mod common;
+use super::common;
 
 use common::{mixed_words, template_word, Rng};
 use q7_isa::{decode, decode_word, encode, sweep, FeatureSet, Insn, IsaOptions, Opcode, Operand};

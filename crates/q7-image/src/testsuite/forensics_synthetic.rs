@@ -9,7 +9,7 @@ use q7_elf::write::{ElfBuilder, NewSection, NewSegment};
 use q7_elf::{ElfFile, Endian};
 use q7_image::carve;
 use q7_image::kinfo::KernelTable;
-use q7_image::rebase::rebase_diff;
+use q7_image::rebase_diff::rebase_diff;
 use q7_image::roster::{demangle::demangle, Roster};
 use q7_image::strings::StringsReport;
 

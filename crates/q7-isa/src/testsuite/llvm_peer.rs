@@ -23,7 +23,7 @@
 //! size of an undecodable instruction unset, and printing its raw bytes can
 //! crash `llvm-objdump`.
 
-mod common;
+use super::common;
 
 use std::collections::BTreeMap;
 use std::process::Command;

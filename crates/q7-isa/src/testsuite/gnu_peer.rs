@@ -21,7 +21,7 @@
 //!   interrupt and timer options have the LLVM-sized register sets;
 //! * lx106 objdump prints `rer`/`wer` without operands.
 
-mod common;
+use super::common;
 
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -1,0 +1,8 @@
+//! The crate's tests against its public API and against peer tools, built
+//! into the unit-test binary (one link per crate instead of one per file).
+//! Each module's doc comment says what it covers; they name the crate as
+//! `q7_analyst::…`, as a user would.
+
+mod core_config;
+mod diff;
+mod struct_layout;

@@ -1,0 +1,7 @@
+//! The crate's tests against its public API and against peer tools, built
+//! into the unit-test binary (one link per crate instead of one per file).
+//! Each module's doc comment says what it covers; they name the crate as
+//! `q7_image::…`, as a user would.
+
+mod forensics_synthetic;
+mod mutated_inputs;

@@ -1,0 +1,9 @@
+//! The crate's tests against its public API and against peer tools, built
+//! into the unit-test binary (one link per crate instead of one per file).
+//! Each module's doc comment says what it covers; they name the crate as
+//! `q7_isa::…`, as a user would.
+
+mod common;
+mod gnu_peer;
+mod llvm_peer;
+mod roundtrip;
