@@ -225,6 +225,28 @@ if compgen -G "crates/q7-sim/benches/*.rs" >/dev/null; then
   fi
 fi
 
+# --- PyTorch: per-call cost of torch.ops through q7 (needs scripts/python-env.sh) --
+if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
+  echo "== python/bench/call_overhead.py" >&2
+  if timeout "$TIMEOUT" .venv/bin/python python/bench/call_overhead.py >"$LOGS/torch.out" 2>"$LOGS/torch.err"; then
+    sed 's/^/   /' "$LOGS/torch.out" >&2
+    n=0
+    re='^ *([0-9]+) +[0-9]+ +([0-9.]+)ms +([0-9.]+)ms +([0-9.]+)ms +([0-9.]+)ms +([0-9.]+)ms'
+    while IFS= read -r l; do
+      if [[ $l =~ $re ]]; then
+        row "torch.ops call, ${BASH_REMATCH[1]} float32, outside the simulator" "${BASH_REMATCH[4]} ms" \
+          "torch.relu ${BASH_REMATCH[5]} ms" "$(ratio "${BASH_REMATCH[5]}" "${BASH_REMATCH[4]}")"
+        n=$((n + 1))
+      fi
+    done <"$LOGS/torch.out"
+    ((n)) || raw torch
+  else
+    row "torch.ops call" "FAILED: $(tail -n 1 "$LOGS/torch.err")" "-" "-"
+  fi
+else
+  row "torch.ops call" "skipped: no .venv with q7 (scripts/python-env.sh)" "-" "-"
+fi
+
 # --- the table -----------------------------------------------------------------
 echo
 echo "q7 benchmarks ($(date -u +%Y-%m-%d), $(nproc) CPUs, $((SECONDS - START)) s; logs in $LOGS)"

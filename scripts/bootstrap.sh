@@ -31,6 +31,19 @@ for entry in "${tools[@]}"; do
   fi
 done
 
+# Debian packages with no single tool to look for: the PyTorch front end
+# (python/q7) builds shape libraries against Debian's CPU-only torch for
+# /usr/bin/python3 (torch/torch.h pulls in pybind11 under cpp_extension) and
+# builds the q7 package into a venv of that interpreter.
+for pkg in python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev; do
+  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    echo "bootstrap: $pkg present"
+  else
+    echo "bootstrap: $pkg missing"
+    missing+=("$pkg")
+  fi
+done
+
 if ! command -v cargo >/dev/null 2>&1; then
   echo "bootstrap: cargo not found: q7 needs a Rust toolchain (rustup or Debian's cargo)" >&2
   exit 1

@@ -37,3 +37,10 @@ echo; echo "== q7 prelink: UCPL images bound to each core window"
 
 echo; echo "== q7 disasm: the op's entry"
 "$q7" disasm "$out/relu/librelu.so" | grep -A8 -m1 'relu_forward[A-Za-z0-9_]*>:' | head -9
+
+echo; echo "== PyTorch: examples/torch_mlp, the Neuron tutorial's project, one training step through q7"
+scripts/python-env.sh
+# build.py and train.py run unmodified: q7.neuronx makes torch_neuronx's
+# custom_op q7's. build.py is verbose; keep its q7 lines.
+(cd examples/torch_mlp && ../../.venv/bin/python -m q7.neuronx build.py | grep -E '^q7( build)?:')
+(cd examples/torch_mlp && ../../.venv/bin/python -m q7.neuronx train.py 1)

@@ -16,3 +16,12 @@ for manifest in fuzz/Cargo.toml crates/*/fuzz/Cargo.toml; do
 done
 echo "== cargo test"
 cargo test --workspace --no-fail-fast
+echo "== python: the q7 package (PyTorch front end) and its pytest suite"
+scripts/python-env.sh
+# pytest exits 5 when it collected no tests: that is a failure here too.
+status=0
+.venv/bin/python -m pytest -q python/tests || status=$?
+if [ "$status" -eq 5 ]; then
+  echo "pytest: no tests collected under python/tests" >&2
+fi
+exit "$status"

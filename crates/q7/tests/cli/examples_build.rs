@@ -113,13 +113,34 @@ fn every_example_folder_has_a_project_file_and_a_test() {
     for f in &folders {
         assert!(root().join("examples").join(f).join("q7.toml").is_file(), "examples/{f} has no q7.toml");
     }
-    let tested = ["giou_multicore", "reduce", "relu", "relu_multicore", "relu_stream", "relu_tcm", "scale_add"];
+    let tested = [
+        "giou_multicore",
+        "reduce",
+        "relu",
+        "relu_multicore",
+        "relu_stream",
+        "relu_tcm",
+        "scale_add",
+        "torch_mlp",
+        "torch_mlp_multicore",
+    ];
     assert_eq!(folders, tested, "a new example needs its own test here and in examples_run.rs");
 }
 
 #[test]
 fn relu() {
     check_example("relu");
+}
+
+// The PyTorch examples' compute sources; python/tests runs them from PyTorch.
+#[test]
+fn torch_mlp() {
+    check_example("torch_mlp");
+}
+
+#[test]
+fn torch_mlp_multicore() {
+    check_example("torch_mlp_multicore");
 }
 
 #[test]

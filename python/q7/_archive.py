@@ -1,0 +1,89 @@
+"""The `ar` archive format (System V / GNU variant, as GNU `ar r` writes it).
+
+`lib<name>.so` of a Neuron custom op is such an archive. Names longer than
+15 bytes go in the GNU long-name table (member "//").
+"""
+
+import os
+
+MAGIC = b"!<arch>\n"
+
+
+def _header(name: bytes, size: int) -> bytes:
+    fields = [
+        name.ljust(16),
+        b"0".ljust(12),  # mtime: 0 keeps archives reproducible, as `ar D` does
+        b"0".ljust(6),
+        b"0".ljust(6),
+        b"100644".ljust(8),
+        str(size).encode().ljust(10),
+        b"`\n",
+    ]
+    return b"".join(fields)
+
+
+def write(path, members):
+    """Writes `members`, a list of (name, bytes), to `path` atomically."""
+    long_names = b""
+    encoded = []
+    for name, data in members:
+        raw = name.encode()
+        if len(raw) > 15 or b"/" in raw:
+            encoded.append(b"/" + str(len(long_names)).encode())
+            long_names += raw + b"/\n"
+        else:
+            encoded.append(raw + b"/")
+    out = bytearray(MAGIC)
+
+    def put(header_name, data):
+        out.extend(_header(header_name, len(data)))
+        out.extend(data)
+        if len(data) % 2:
+            out.extend(b"\n")
+
+    if long_names:
+        put(b"//", long_names)
+    for header_name, (_, data) in zip(encoded, members):
+        put(header_name, data)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(out)
+    os.replace(tmp, path)
+
+
+def read(path):
+    """Returns the members of the archive at `path` as a list of (name, bytes)."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    if not blob.startswith(MAGIC):
+        raise ValueError(f"{path}: not an ar archive (a custom-op library made by custom_op.load)")
+    members = []
+    long_names = b""
+    pos = len(MAGIC)
+    while pos < len(blob):
+        if pos + 60 > len(blob) or blob[pos + 58 : pos + 60] != b"`\n":
+            raise ValueError(f"{path}: damaged ar member header at offset {pos}")
+        raw_name = blob[pos : pos + 16].rstrip(b" ")
+        try:
+            size = int(blob[pos + 48 : pos + 58])
+        except ValueError:
+            raise ValueError(f"{path}: bad member size at offset {pos + 48}") from None
+        data = blob[pos + 60 : pos + 60 + size]
+        if len(data) != size:
+            raise ValueError(f"{path}: member at offset {pos} runs past the end of the file")
+        pos += 60 + size + (size % 2)
+        if raw_name == b"//":
+            long_names = data
+            continue
+        if raw_name in (b"/", b"/SYM64/"):
+            continue  # symbol tables
+        if raw_name.startswith(b"/") and raw_name[1:].isdigit():
+            start = int(raw_name[1:])
+            end = long_names.find(b"/\n", start)
+            if end < 0:
+                raise ValueError(f"{path}: long member name {raw_name.decode()} outside the name table")
+            name = long_names[start:end]
+        else:
+            name = raw_name[:-1] if raw_name.endswith(b"/") else raw_name
+        members.append((name.decode(), data))
+    return members

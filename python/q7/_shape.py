@@ -1,0 +1,74 @@
+"""Shape libraries: the op author's host sources, built against libtorch with
+`torch.utils.cpp_extension` and q7's `torchneuron/register.h`.
+
+A build takes most of a minute (libtorch's headers), so finished libraries
+are cached under a key made of what goes into them: the sources' names and
+contents, the flags, the include directories, the torch version and q7's
+register.h. Headers the sources include from elsewhere are not part of the
+key; q7.custom_op.load(..., build_directory=...) with a changed header
+needs Q7_CACHE_DIR pointed elsewhere or the cache entry removed.
+"""
+
+import hashlib
+import os
+
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+
+
+def cache_root():
+    """$Q7_CACHE_DIR, else $XDG_CACHE_HOME/q7, else ~/.cache/q7."""
+    explicit = os.environ.get("Q7_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "q7")
+
+
+def _key(name, sources, cflags, include_paths):
+    import torch
+
+    h = hashlib.sha256()
+    h.update(f"q7-shape-1\0{name}\0{torch.__version__}\0".encode())
+    with open(os.path.join(INCLUDE_DIR, "torchneuron", "register.h"), "rb") as f:
+        h.update(f.read())
+    for src in sources:
+        h.update(os.path.basename(src).encode() + b"\0")
+        with open(src, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    for flag in cflags:
+        h.update(b"F" + flag.encode() + b"\0")
+    for inc in include_paths:
+        h.update(b"I" + os.path.abspath(inc).encode() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def build(name, sources, cflags, include_paths, log=None):
+    """Returns the path of the shape library of `sources`, building it once."""
+    from torch.utils import cpp_extension
+
+    for src in sources:
+        if not os.path.isfile(src):
+            raise FileNotFoundError(f"{src}: shape source not found")
+    key = _key(name, sources, cflags, include_paths)
+    ext_name = f"{name}_shape_{key}"
+    directory = os.path.join(cache_root(), "shape", ext_name)
+    library = os.path.join(directory, f"{ext_name}.so")
+    if os.path.isfile(library):
+        if log:
+            log(f"q7: shape library {library} (cached)")
+        return library
+    os.makedirs(directory, exist_ok=True)
+    if log:
+        log(f"q7: building shape library from {', '.join(sources)} with torch.utils.cpp_extension")
+    # cpp_extension locks the directory against concurrent builders, builds
+    # with ninja (resuming an interrupted build) and loads the library.
+    cpp_extension.load(
+        name=ext_name,
+        sources=[os.path.abspath(s) for s in sources],
+        extra_cflags=list(cflags),
+        extra_include_paths=[INCLUDE_DIR] + [os.path.abspath(p) for p in include_paths],
+        build_directory=directory,
+        is_python_module=False,
+        verbose=bool(log),
+    )
+    return library

@@ -1,0 +1,211 @@
+"""`q7.custom_op`: the `torch_neuronx.xla_impl.custom_op` API on q7.
+
+    custom_op.load(name='relu', compute_srcs=['relu.cpp'], shape_srcs=['shape.cpp'],
+                   build_directory=os.getcwd(), multicore=False, verbose=True)
+    custom_op.load_library('librelu.so')     # later, in any process
+
+`load` builds the shape sources into a host library (torch.utils.cpp_extension,
+q7's torchneuron/register.h), reads each registered op's schema from torch,
+builds the compute sources with q7 (one image, or eight with multicore=True),
+writes `lib<name>.so`, an ar archive of the shape library, the compute
+libraries and metadata.json (docs/PYTORCH.md), into
+`build_directory`, and makes `torch.ops.<ns>.<op>` run in q7's simulator.
+"""
+
+import ctypes
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+
+import torch
+
+from q7 import _archive, _q7, _runtime, _shape
+
+METADATA = "metadata.json"
+FORMAT = "q7-neuron-custom-op"
+VERSION = 1
+
+
+def _log_to_stdout(line):
+    print(line, flush=True)
+
+
+# sha256 of each shape library loaded in this process -> its path: torch
+# allows one TORCH_LIBRARY per namespace, so the same library reached under
+# another path (the build cache, an archive's copy) must not load twice.
+_LOADED_SHAPES = {}
+
+
+def _load_shape_library(path, contents=None):
+    """Loads a shape library once per process; returns the path in use."""
+    if contents is None:
+        with open(path, "rb") as f:
+            contents = f.read()
+    digest = hashlib.sha256(contents).hexdigest()
+    if digest not in _LOADED_SHAPES:
+        torch.ops.load_library(path)
+        _LOADED_SHAPES[digest] = path
+    return _LOADED_SHAPES[digest]
+
+
+def _registered_ops(shape_library):
+    """[(ns::op, compute function)] that the shape library's NEURON_LIBRARY declared."""
+    handle = ctypes.CDLL(shape_library)
+    try:
+        listing = handle.q7_neuron_ops
+    except AttributeError:
+        raise RuntimeError(
+            f"{shape_library}: registers no Neuron ops (include \"torchneuron/register.h\" and use NEURON_LIBRARY)"
+        ) from None
+    listing.restype = ctypes.c_char_p
+    ops = []
+    for line in listing().decode().splitlines():
+        qualified, compute_fn = line.split("\t")
+        ops.append((qualified, compute_fn))
+    if not ops:
+        raise RuntimeError(f"{shape_library}: NEURON_LIBRARY registered no ops")
+    return ops
+
+
+def _device_schema(qualified):
+    """torch's schema of the op as q7 build takes it: the op's own name, the
+    return unnamed ("my_ops::relu_forward(Tensor _0) -> Tensor")."""
+    text = str(torch._C._get_schema(qualified, ""))
+    return re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
+
+
+def _bind_all(ops, compute):
+    for qualified, compute_fn in ops:
+        ns, op = qualified.split("::", 1)
+        shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
+        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape_op))
+
+
+def _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain):
+    """lib<name>.so: the shape library, the compute images, metadata.json."""
+    shape_member = f"lib{name}_shape.so"
+    metadata = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": name,
+        "multicore": len(libraries) > 1,
+        "cores": len(libraries),
+        "toolchain": toolchain,
+        "torch_version": torch.__version__,
+        "shape_library": shape_member,
+        "compute_libraries": [os.path.basename(p) for p in libraries],
+        "ops": [
+            {
+                "name": qualified,
+                "compute_function": compute_fn,
+                "index": index,
+                "schema": str(torch._C._get_schema(qualified, "")),
+                "device_schema": schema,
+            }
+            for index, ((qualified, compute_fn), schema) in enumerate(zip(ops, schemas))
+        ],
+    }
+    with open(shape_library, "rb") as f:
+        members = [(shape_member, f.read())]
+    members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
+    members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
+    archive = os.path.join(build_directory, f"lib{name}.so")
+    _archive.write(archive, members)
+    return archive
+
+
+def load(
+    name,
+    compute_srcs,
+    shape_srcs,
+    extra_cflags=[],
+    extra_include_paths=[],
+    build_directory=None,
+    multicore=False,
+    verbose=False,
+):
+    """Builds op `name` and registers its ops; returns the path of lib<name>.so."""
+    log = _log_to_stdout if verbose else None
+    if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
+        raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    if build_directory is None:
+        build_directory = os.path.join(tempfile.gettempdir(), "q7_custom_op", name)
+    os.makedirs(build_directory, exist_ok=True)
+
+    shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
+    shape_library = _load_shape_library(shape_library)
+    ops = _registered_ops(shape_library)
+    functions = [fn for _, fn in ops]
+    schemas = [_device_schema(q) for q, _ in ops]
+    if log:
+        for (_, compute_fn), schema in zip(ops, schemas):
+            log(f"q7: op {schema}, compute function {compute_fn}")
+
+    compute_name = f"lib{name}customop"
+    libraries, toolchain = _q7.build(
+        compute_name,
+        functions,
+        schemas,
+        [os.path.abspath(s) for s in compute_srcs],
+        os.path.abspath(build_directory),
+        [os.path.abspath(p) for p in extra_include_paths],
+        list(extra_cflags),
+        bool(multicore),
+        log,
+    )
+    libraries = [str(p) for p in libraries]
+    images = []
+    for path in libraries:
+        with open(path, "rb") as f:
+            images.append(f.read())
+    archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain)
+    if log:
+        log(f"q7: wrote {archive}")
+
+    _bind_all(ops, _q7.Compute(archive, images))
+    return archive
+
+
+def load_library(path):
+    """Registers the ops of a lib<name>.so archive made by `load`."""
+    members = dict(_archive.read(path))
+    if METADATA not in members:
+        raise ValueError(f"{path}: no {METADATA} member; not a custom-op library made by custom_op.load")
+    try:
+        metadata = json.loads(members[METADATA])
+    except ValueError as e:
+        raise ValueError(f"{path}: {METADATA}: {e}") from None
+    if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
+        raise ValueError(f"{path}: {METADATA} is not {FORMAT} version {VERSION}")
+    absent = [k for k in ("shape_library", "compute_libraries", "ops") if k not in metadata]
+    if absent:
+        raise ValueError(f"{path}: {METADATA} lacks {', '.join(absent)}")
+    wanted = [metadata["shape_library"]] + list(metadata["compute_libraries"])
+    missing = [m for m in wanted if m not in members]
+    if missing:
+        raise ValueError(f"{path}: members missing: {', '.join(missing)}")
+
+    # torch loads libraries from files: put the shape library where its
+    # contents name it, so a second load of the same archive is the same file.
+    shape_bytes = members[metadata["shape_library"]]
+    digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
+    directory = os.path.join(_shape.cache_root(), "loaded", digest)
+    shape_library = os.path.join(directory, metadata["shape_library"])
+    if hashlib.sha256(shape_bytes).hexdigest() in _LOADED_SHAPES:
+        pass
+    elif not os.path.isfile(shape_library):
+        os.makedirs(directory, exist_ok=True)
+        tmp = f"{shape_library}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(shape_bytes)
+        os.replace(tmp, shape_library)
+    shape_library = _load_shape_library(shape_library, shape_bytes)
+    ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
+    compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
+    _bind_all(ops, compute)
+
+
+__all__ = ["load", "load_library"]

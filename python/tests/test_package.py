@@ -1,0 +1,44 @@
+"""Packaging and build reporting."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import torch
+
+from q7 import custom_op
+
+from conftest import REPO
+
+
+def test_maturin_builds_an_abi3_wheel_with_the_headers(tmp_path):
+    maturin = shutil.which("maturin", path=os.path.dirname(sys.executable)) or shutil.which("maturin")
+    assert maturin, "maturin is not installed (scripts/test.sh installs it into .venv)"
+    subprocess.run([maturin, "build", "--quiet", "-o", str(tmp_path)], cwd=REPO, check=True)
+    (wheel,) = tmp_path.glob("q7-*.whl")
+    assert "-cp39-abi3-" in wheel.name
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "q7/_q7.abi3.so" in names
+    assert "q7/include/torchneuron/register.h" in names
+    assert "q7/custom_op.py" in names and "q7/neuronx.py" in names
+
+
+def test_verbose_load_shows_the_build_steps(test_ops, tmp_path, capsys):
+    ops = os.path.join(os.path.dirname(__file__), "ops")
+    custom_op.load(
+        name="q7_test_ops",
+        compute_srcs=[os.path.join(ops, "ops.cpp")],
+        shape_srcs=[os.path.join(ops, "shape.cpp")],
+        build_directory=str(tmp_path),
+        verbose=True,
+    )
+    out = capsys.readouterr().out
+    assert "q7: shape library" in out
+    assert "q7: op q7_test_ops::affine(Tensor _0, float _1, int _2, Scalar _3) -> Tensor, compute function affine" in out
+    assert "clang-22" in out or "xt-clang++" in out  # the compile commands
+    assert "q7 build: libq7_test_opscustomop.so" in out
+    assert f"q7: wrote {tmp_path}/libq7_test_ops.so\n" in out
+    # The re-load re-bound the ops to the new build; they still run.
+    assert torch.equal(torch.ops.q7_test_ops.affine(torch.ones(2), 2.0, 1, 0), torch.full((2,), 3.0))
