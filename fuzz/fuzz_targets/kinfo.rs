@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         let roster = q7_image::roster::Roster::of(&elf, Some(manifest));
         let _ = q7_image::roster::write_roster(&mut std::io::sink(), "fuzz", &roster);
         let _ = q7_image::strings::StringsReport::of(&elf, 4, None);
-        let _ = q7_image::rebase::rebase_diff(&[elf.clone(), elf]);
+        let _ = q7_image::rebase_diff::rebase_diff(&[elf.clone(), elf]);
     }
     if let Ok(name) = std::str::from_utf8(data) {
         let _ = q7_image::roster::demangle::demangle(name);

@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(view) = loaded else { return };
     let image = view.image().expect("a valid file holds its image");
     assert_eq!(32 + image.len(), data.len());
-    assert_eq!(prelink::crc32(image), view.header.crc32);
+    assert_eq!(crc32fast::hash(image), view.header.crc32);
     let window = view.header.window().expect("a valid core id");
     let rebound = prelink::prelink(data, Target { window, base: None }, None).expect("a valid file rebinds in place");
     assert_eq!(rebound.to_bytes(), data);
