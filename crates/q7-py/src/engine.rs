@@ -7,24 +7,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use q7_build::command::Command;
-use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
+pub use q7_build::driver::BuildRequest;
+use q7_build::driver::{self, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
 use q7_sim::machine::RunLimits;
 use q7_sim::op::{ArgValue, Destination, OpError, OpImage, OpLibrary, OpOptions, TensorArg};
 use q7_target::memmap::Window;
 use q7_target::DType;
-
-/// What `build` needs: the fields of `q7 build`.
-pub struct BuildSpec {
-    pub name: String,
-    pub functions: Vec<String>,
-    pub schemas: Vec<String>,
-    pub sources: Vec<PathBuf>,
-    pub build_dir: PathBuf,
-    pub includes: Vec<PathBuf>,
-    pub cflags: Vec<String>,
-    pub multicore: bool,
-}
 
 /// Build steps and commands, as lines, to whoever listens.
 struct LineObserver<'a> {
@@ -52,21 +41,15 @@ impl Observer for LineObserver<'_> {
 /// Builds the compute sources; returns the linked images (one, or eight in
 /// core order) and the toolchain's name.
 pub fn build(
-    spec: &BuildSpec,
+    spec: &BuildRequest,
     verbose: bool,
     sink: &(dyn Fn(String) + Sync),
 ) -> Result<(Vec<PathBuf>, String), String> {
+    // The vendor compiler when installed, else the open one; all cores.
     let request = BuildRequest {
-        name: spec.name.clone(),
-        functions: spec.functions.clone(),
-        schemas: spec.schemas.clone(),
-        sources: spec.sources.clone(),
-        build_dir: spec.build_dir.clone(),
-        includes: spec.includes.clone(),
-        cflags: spec.cflags.clone(),
-        multicore: spec.multicore,
         toolchain: ToolchainChoice::Auto,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        ..spec.clone()
     };
     let report = driver::build(&request, &ProcessEnv, &LineObserver { verbose, sink }).map_err(|e| e.to_string())?;
     let toolchain = report.toolchain.map_or("?", |t| t.name()).to_string();

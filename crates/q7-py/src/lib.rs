@@ -38,7 +38,17 @@ fn build(
     multicore: bool,
     log: Option<PyObject>,
 ) -> PyResult<(Vec<PathBuf>, String)> {
-    let spec = engine::BuildSpec { name, functions, schemas, sources, build_dir, includes, cflags, multicore };
+    let spec = engine::BuildRequest {
+        name,
+        functions,
+        schemas,
+        sources,
+        build_dir,
+        includes,
+        cflags,
+        multicore,
+        ..Default::default()
+    };
     let verbose = log.is_some();
     let sink = move |line: String| {
         if let Some(log) = &log {

@@ -44,6 +44,34 @@ impl Images {
     }
 }
 
+/// Prints one report per image of `images`: as JSON, the report itself for a
+/// plain image and the list of member reports for an archive; as text, each
+/// report through `write`, separated by blank lines. `json` wraps a report
+/// with its image's name.
+pub fn print_per_image<'r, R, J: serde::Serialize>(
+    images: &Images,
+    reports: &'r [(String, R)],
+    as_json: bool,
+    json: impl Fn(&str, &'r R) -> J,
+    write: impl Fn(&mut dyn std::io::Write, &str, &R) -> std::io::Result<()>,
+) -> Result<()> {
+    if as_json {
+        let values: Vec<J> = reports.iter().map(|(name, r)| json(name, r)).collect();
+        return match (images.archive, values.as_slice()) {
+            (false, [one]) => print_json(one),
+            _ => print_json(&values),
+        };
+    }
+    let mut out = text_stdout();
+    for (i, (name, report)) in reports.iter().enumerate() {
+        if i > 0 {
+            std::io::Write::write_all(&mut out, b"\n")?;
+        }
+        write(&mut out, name, report)?;
+    }
+    Ok(())
+}
+
 /// Reads every path as [`read_images`] does, noting skipped members on
 /// stderr under `command`'s name.
 pub fn read_image_lists(command: &str, paths: &[std::path::PathBuf]) -> Result<Vec<Images>> {

@@ -36,21 +36,11 @@ pub fn run(args: Args) -> Result<()> {
         let elf = ElfFile::parse_xtensa(inputs.bytes(range)).with_context(|| name.clone())?;
         rosters.push((name.clone(), Roster::of(&elf, manifest.as_deref())));
     }
-    if args.json {
-        let reports: Vec<Report> = rosters.iter().map(|(path, roster)| Report { path: path.clone(), roster }).collect();
-        // One image: its report; an archive: the list of its members' reports.
-        return match (inputs.archive, reports.as_slice()) {
-            (false, [report]) => crate::io::print_json(report),
-            _ => crate::io::print_json(&reports),
-        };
-    }
-    let mut out = crate::io::text_stdout();
-    for (i, (name, roster)) in rosters.iter().enumerate() {
-        if i > 0 {
-            use std::io::Write;
-            writeln!(out)?;
-        }
-        roster::write_roster(&mut out, name, roster)?;
-    }
-    Ok(())
+    crate::io::print_per_image(
+        &inputs,
+        &rosters,
+        args.json,
+        |path, roster| Report { path: path.to_string(), roster },
+        |out, name, roster| roster::write_roster(out, name, roster),
+    )
 }

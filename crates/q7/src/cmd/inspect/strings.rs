@@ -39,21 +39,11 @@ pub fn run(args: Args) -> Result<()> {
         let report = StringsReport::of(&elf, args.min, args.section.as_deref()).with_context(|| name.clone())?;
         reports.push((name.clone(), report));
     }
-    if args.json {
-        let json: Vec<Report> = reports.iter().map(|(path, strings)| Report { path: path.clone(), strings }).collect();
-        // One image: its report; an archive: the list of its members' reports.
-        return match (inputs.archive, json.as_slice()) {
-            (false, [report]) => crate::io::print_json(report),
-            _ => crate::io::print_json(&json),
-        };
-    }
-    let mut out = crate::io::text_stdout();
-    for (i, (name, report)) in reports.iter().enumerate() {
-        if i > 0 {
-            use std::io::Write;
-            writeln!(out)?;
-        }
-        strings::write_strings(&mut out, name, report)?;
-    }
-    Ok(())
+    crate::io::print_per_image(
+        &inputs,
+        &reports,
+        args.json,
+        |path, strings| Report { path: path.to_string(), strings },
+        |out, name, report| strings::write_strings(out, name, report),
+    )
 }
