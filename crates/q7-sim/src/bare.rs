@@ -57,15 +57,15 @@ pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
     let mut mem = Memory::new(1);
     mem.add_region("rom", RegionKind::Rom, board.rom.0, board.rom.1, Perms::RWX, None);
     mem.add_region("ram", RegionKind::Ram, board.ram.0, board.ram.1, Perms::RWX, None);
-    let file = q7_elf::ElfFile::parse(elf).map_err(|e| SimError::Image(e.to_string()))?;
+    let file = q7_elf::ElfFile::parse(elf)?;
     for seg in file.load_segments() {
         if seg.filesz == 0 {
             continue;
         }
         let bytes = elf
             .get(seg.offset as usize..(seg.offset as usize).saturating_add(seg.filesz as usize))
-            .ok_or_else(|| SimError::Image(format!("segment at {:#x} runs past the end of the file", seg.vaddr)))?;
-        mem.host_write(seg.vaddr, bytes).map_err(|e| SimError::Image(e.to_string()))?;
+            .ok_or(SimError::SegmentPastEnd { vaddr: seg.vaddr })?;
+        mem.host_write(seg.vaddr, bytes)?;
     }
     let output = OutputMode { prefix: false, stream: false };
     let mut machine = Machine::new(mem, &board.core, 1, output);

@@ -49,11 +49,24 @@ extern crate self as q7_sim;
 #[cfg(test)]
 mod testsuite;
 
-/// Errors that keep a simulation from starting or finishing. One line each.
+/// Errors that keep a simulation from starting or finishing. One line each;
+/// each keeps its cause.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error("{0}")]
-    Image(String),
-    #[error("{0}")]
-    Launch(String),
+    /// The program or image is not a usable ELF file.
+    #[error(transparent)]
+    Elf(#[from] q7_elf::Error),
+    #[error("segment at {vaddr:#x} runs past the end of the file")]
+    SegmentPastEnd { vaddr: u32 },
+    /// The image could not be bound to its window.
+    #[error(transparent)]
+    Prelink(#[from] q7_pack::prelink::PrelinkError),
+    /// Loading bytes into simulated memory failed.
+    #[error(transparent)]
+    HostAccess(#[from] mem::HostAccessError),
+    /// A host-driven call into the image (the function lookup) stopped.
+    #[error("calling {addr:#x} to look up the function: {stop}")]
+    CallStopped { addr: u32, stop: stop::Stop },
+    #[error("calling {addr:#x} to look up the function did not return ({state})")]
+    CallDidNotReturn { addr: u32, state: String },
 }

@@ -80,6 +80,12 @@ pub enum OpError {
     DataSize { tensor: String, bytes: u128, have: usize },
     #[error("{what} need {bytes} bytes, more than the {limit} bytes of tensor memory")]
     TensorMemory { what: String, bytes: u128, limit: u64 },
+    #[error("{cores} images: a run takes 1 (single core) or 1..8 (SPMD)")]
+    CoreCount { cores: usize },
+    #[error("an image linked for the single fat core runs alone, not beside {} others", cores - 1)]
+    SingleWindowShared { cores: usize },
+    #[error("image {image} is bound to window cpu{window}, not cpu{image}")]
+    WindowMismatch { image: usize, window: u32 },
     #[error("{args} arguments do not fit the 4 KiB launch block")]
     LaunchBlockFull { args: usize },
     #[error(transparent)]

@@ -39,7 +39,7 @@ impl OpImage {
             Window::Core(i) => Target::core(i),
             Window::Single => Target::single(),
         };
-        let ucpl = prelink::prelink(input, target, None).map_err(|e| SimError::Image(e.to_string()))?;
+        let ucpl = prelink::prelink(input, target, None).map_err(SimError::Prelink)?;
         let delta = ucpl.header.load_base.wrapping_sub(ucpl.provenance.link_base);
         let mut image = OpImage {
             window,

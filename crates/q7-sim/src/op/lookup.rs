@@ -99,9 +99,7 @@ fn call_function(machine: &mut Machine, img: &OpImage, addr: u32, args: &[u32]) 
     core.reset();
     match event {
         crate::cpu::Event::Halted => Ok(result),
-        crate::cpu::Event::Stopped(stop) => {
-            Err(SimError::Launch(format!("calling {addr:#x} to look up the function: {stop}")))
-        }
-        other => Err(SimError::Launch(format!("calling {addr:#x} to look up the function did not return ({other:?})"))),
+        crate::cpu::Event::Stopped(stop) => Err(SimError::CallStopped { addr, stop }),
+        other => Err(SimError::CallDidNotReturn { addr, state: format!("{other:?}") }),
     }
 }

@@ -35,8 +35,8 @@ pub struct OpSession {
     started: Instant,
 }
 
-fn launch_err(e: impl std::fmt::Display) -> OpError {
-    OpError::Sim(SimError::Launch(e.to_string()))
+fn launch_err(e: crate::mem::HostAccessError) -> OpError {
+    OpError::Sim(SimError::HostAccess(e))
 }
 
 /// Loads `images` (one per core: SPMD windows, or one single-core window),
@@ -52,10 +52,10 @@ pub(super) fn prepare(
     let started = Instant::now();
     let cores = images.len();
     if cores == 0 || cores > 8 {
-        return Err(launch_err(format!("{cores} images: a run takes 1 (single core) or 1..8 (SPMD)")));
+        return Err(OpError::CoreCount { cores });
     }
     if cores > 1 && images.iter().any(|i| i.window == Window::Single) {
-        return Err(launch_err("an image linked for the single fat core runs alone, on one core"));
+        return Err(OpError::SingleWindowShared { cores });
     }
     let first_tensor = args.iter().find_map(|a| match a {
         KernelArg::Tensor(t) => Some(Destination { dtype: t.dtype, shape: t.shape.clone() }),
@@ -77,7 +77,7 @@ pub(super) fn prepare(
         let w = img.window;
         let name = match w {
             Window::Core(k) if k as usize != i => {
-                return Err(launch_err(format!("image {i} is bound to window cpu{k}, not cpu{i}")));
+                return Err(OpError::WindowMismatch { image: i, window: k });
             }
             Window::Core(k) => format!("core {k} window"),
             Window::Single => "single-core window".into(),
