@@ -229,3 +229,17 @@ fn fp_divide_and_sqrt_steps_match_qemu() {
     // recip0.s and rsqrt0.s: IllegalInstruction, as QEMU has no model.
     compare_patched("de233_fpu", "2", "fpdiv", &["fpdiv.c"], &[(1, 64), (2, 64)]);
 }
+
+#[test]
+fn s32c1i_follows_atomctl_like_qemu() {
+    // The reset policy, the writable bits, hits and misses under each
+    // allowing policy; then LoadStoreError (67) where the bypass field is 0
+    // and LoadStoreAlignment (73) for an unaligned word.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "atomic", &["atomic.c"]);
+        assert_eq!(code, 21, "{out}");
+        assert!(out.starts_with("atomctl_reset=40 0x28\natomctl_mask=63 0x3f\n"), "{out}");
+        assert!(out.contains(" hit old=5 now=1234\n miss old=1234 now=1234\n"), "{out}");
+        compare_patched(cpu, "2", "atomic", &["atomic.c"], &[(1, 67), (2, 67), (3, 73), (4, 67)]);
+    }
+}
