@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/bootstrap.sh
-cargo build --quiet -p q7
-q7=$PWD/target/debug/q7
+cargo build --quiet --release -p q7
+q7=$PWD/target/release/q7
 out=$PWD/out/demo
 rm -rf "$out"
 mkdir -p "$out"

@@ -52,6 +52,9 @@ pub struct CoreConfig {
     /// Unaligned loads and stores raise LoadStoreAlignment (else the low
     /// address bits are ignored, as the ISA allows without the option).
     pub unaligned_exception: bool,
+    /// ATOMCTL after reset: the `s32c1i` policy per access type (2 bits
+    /// each: bypass, write-through, write-back; 0 raises LoadStoreError).
+    pub atomctl_reset: u32,
 }
 
 impl CoreConfig {
@@ -68,6 +71,8 @@ impl CoreConfig {
             reset_ps: crate::ps::WOE | crate::ps::UM,
             exceptions: ExceptionModel::Firmware,
             unaligned_exception: true,
+            // INFERRED: op images' atomics work on every memory they use.
+            atomctl_reset: 0x15,
         }
     }
 
@@ -89,6 +94,9 @@ impl CoreConfig {
             reset_ps: 0x1f,
             exceptions: ExceptionModel::ProgramVectors,
             unaligned_exception: true,
+            // QEMU's reset value for cores with ATOMCTL: `s32c1i` to bypass
+            // memory (all of this board's memory) raises LoadStoreError.
+            atomctl_reset: 0x28,
         }
     }
 
@@ -104,6 +112,9 @@ impl CoreConfig {
             reset_ps: 0x1f,
             exceptions: ExceptionModel::ProgramVectors,
             unaligned_exception: true,
+            // QEMU's reset value for cores with ATOMCTL: `s32c1i` to bypass
+            // memory (all of this board's memory) raises LoadStoreError.
+            atomctl_reset: 0x28,
         }
     }
 

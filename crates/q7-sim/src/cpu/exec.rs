@@ -376,6 +376,13 @@ impl Cpu {
             }
             Kind::S32c1i => {
                 let addr = r[b].wrapping_add(op.imm);
+                // ATOMCTL's policy for the access type comes before the
+                // alignment check (as QEMU orders them). The simulated
+                // memories have no cache: every access is bypass.
+                if self.atomctl & 3 == 0 {
+                    let report = Stop::Unhandled { pc: op.pc, cause: cause::LOAD_STORE_ERROR };
+                    return Err(self.exception(op, cause::LOAD_STORE_ERROR, Some(addr), report));
+                }
                 let old = self.load32(mem, op, addr)?;
                 if old == self.scompare1 {
                     let value = self.ar[a];

@@ -14,12 +14,15 @@ use crate::mem::Memory;
 use crate::stop::{cause, Stop};
 use crate::uop::{Kind, Op};
 
+mod steps;
+
 /// FSR flag bits.
 mod flag {
     pub const INEXACT: u32 = 1 << 7;
     pub const UNDERFLOW: u32 = 1 << 8;
     pub const OVERFLOW: u32 = 1 << 9;
-    // Bit 10 (divide by zero) has no producer: there is no FP divide op.
+    /// Raised only by `mkdadj.s` (the division step; see `steps`).
+    pub const DIVIDE_BY_ZERO: u32 = 1 << 10;
     pub const INVALID: u32 = 1 << 11;
 }
 
@@ -223,7 +226,7 @@ impl Cpu {
                 let invalid = (x == 0.0 && y.is_infinite()) || (x.is_infinite() && y == 0.0);
                 self.fp_result(a, &[y, x], invalid, (f64::from(x) * f64::from(y), 0.0));
             }
-            Kind::MaddS | Kind::MsubS | Kind::MaddnS => {
+            Kind::MaddS | Kind::MsubS => {
                 let (acc, x, y) = (self.f(a), self.f(b), self.f(c));
                 let product = f64::from(x) * f64::from(y);
                 let product = if op.kind == Kind::MsubS { -product } else { product };
@@ -233,12 +236,7 @@ impl Cpu {
                     && product.is_sign_positive() != acc.is_sign_positive()
                     && !x.is_nan()
                     && !y.is_nan();
-                let saved = self.fcr;
-                if op.kind == Kind::MaddnS {
-                    self.fcr &= !3;
-                }
                 self.fp_result(a, &[acc, y, x], zero_inf || inf_inf, two_sum(f64::from(acc), product));
-                self.fcr = saved;
             }
             Kind::MovS => self.fr[usize::from(a & 15)] = self.fr[usize::from(b & 15)],
             Kind::AbsS => self.fr[usize::from(a & 15)] = self.fr[usize::from(b & 15)] & 0x7fff_ffff,
@@ -329,8 +327,18 @@ impl Cpu {
                     _ => {}
                 }
             }
-            // The division/square-root step instructions of the vendor's
-            // FP library sequences: no open compiler emits them.
+            Kind::Div0S
+            | Kind::Sqrt0S
+            | Kind::Nexp01S
+            | Kind::AddexpS
+            | Kind::DivnS
+            | Kind::MaddnS
+            | Kind::AddexpmS
+            | Kind::MkdadjS
+            | Kind::MksadjS
+            | Kind::Recip0S
+            | Kind::Rsqrt0S => return self.step_divide_sqrt(op),
+            // The integer interpreter never hands other kinds here.
             _ => return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() })),
         }
         Ok(())

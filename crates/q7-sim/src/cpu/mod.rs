@@ -79,6 +79,8 @@ pub struct Cpu {
     pub cpenable: u32,
     pub prid: u32,
     pub scompare1: u32,
+    /// The `s32c1i` policy (six bits; see [`CoreConfig::atomctl_reset`]).
+    pub atomctl: u32,
     /// Special registers without their own field (stored, read back).
     other_sr: [u32; 256],
     pub threadptr: u32,
@@ -121,6 +123,7 @@ impl Cpu {
             cpenable: 0,
             prid: id as u32,
             scompare1: 0,
+            atomctl: config.atomctl_reset,
             other_sr: [0; 256],
             threadptr: 0,
             insns: 0,

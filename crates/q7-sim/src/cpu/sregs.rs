@@ -13,6 +13,7 @@ mod sr {
     pub const SAR: u8 = 3;
     pub const BR: u8 = 4;
     pub const SCOMPARE1: u8 = 12;
+    pub const ATOMCTL: u8 = 99;
     pub const WINDOWBASE: u8 = 72;
     pub const WINDOWSTART: u8 = 73;
     pub const EPC1: u8 = 177;
@@ -40,6 +41,7 @@ impl Cpu {
             sr::SAR => self.sar,
             sr::BR => self.br,
             sr::SCOMPARE1 => self.scompare1,
+            sr::ATOMCTL => self.atomctl,
             sr::WINDOWBASE => self.windowbase,
             sr::WINDOWSTART => self.windowstart,
             sr::EPC1 => self.epc1,
@@ -64,6 +66,7 @@ impl Cpu {
             sr::SAR => self.sar = value & 0x3f,
             sr::BR => self.br = value & 0xffff,
             sr::SCOMPARE1 => self.scompare1 = value,
+            sr::ATOMCTL => self.atomctl = value & 0x3f,
             sr::WINDOWBASE => self.set_windowbase(value),
             sr::WINDOWSTART => {
                 self.windowstart = value & ((1u32 << self.frames()) - 1);

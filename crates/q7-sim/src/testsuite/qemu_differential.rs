@@ -173,28 +173,34 @@ fn memory_access_matches_qemu() {
     }
 }
 
-/// Patches the `which` word of traps.c and compares each exception.
-#[test]
-fn exceptions_match_qemu() {
+/// Runs program `name` with its `which` word patched to each case under
+/// both, and checks output and exit code (`expected`) agree.
+fn compare_patched(cpu: &str, opt: &str, name: &str, sources: &[&str], cases: &[(u32, i32)]) {
     require_tools();
-    let dir = build("de212", "2", &DE212_PROGRAMS);
-    let elf_file = elf_path(&dir, "traps", "de212", "2");
-    let bytes = std::fs::read(&elf_file).expect("read traps ELF");
+    let dir = build(cpu, opt, sources);
+    let bytes = std::fs::read(elf_path(&dir, name, cpu, opt)).expect("read ELF");
     let file = q7_elf::ElfFile::parse(&bytes).expect("parse");
     let which = file.symbols().expect("symbols").into_iter().find(|s| s.name == "which").expect("symbol `which`");
     let offset = file.vaddr_to_offset(which.value).expect("`which` has file bytes") as usize;
-    // 4 and 5: illegal retw (no call increment; the wrong one); 6 and 7: a
-    // load and a store to unmapped memory.
-    for (case, expected) in [(0u32, 0), (1, 70), (2, 73), (3, 64), (4, 64), (5, 64), (6, 79), (7, 79)] {
+    for &(case, expected) in cases {
         let mut patched = bytes.clone();
         patched[offset..offset + 4].copy_from_slice(&case.to_le_bytes());
-        let path = dir.join(format!("traps-{case}.elf"));
+        let path = dir.join(format!("{name}-{case}.elf"));
         std::fs::write(&path, &patched).expect("write patched ELF");
-        let (qemu_code, qemu_out) = run_qemu("de212", &path);
-        let (iss_code, iss_out) = run_iss("de212", &patched);
-        assert_eq!(iss_out, qemu_out, "case {case}: output");
-        assert_eq!((iss_code, qemu_code), (expected, expected), "case {case}: exit codes");
+        let (qemu_code, qemu_out) = run_qemu(cpu, &path);
+        let (iss_code, iss_out) = run_iss(cpu, &patched);
+        assert_eq!(iss_out, qemu_out, "{name} case {case}: output");
+        assert_eq!((iss_code, qemu_code), (expected, expected), "{name} case {case}: exit codes");
     }
+}
+
+/// Patches the `which` word of traps.c and compares each exception.
+#[test]
+fn exceptions_match_qemu() {
+    // 4 and 5: illegal retw (no call increment; the wrong one); 6 and 7: a
+    // load and a store to unmapped memory.
+    let cases = [(0, 0), (1, 70), (2, 73), (3, 64), (4, 64), (5, 64), (6, 79), (7, 79)];
+    compare_patched("de212", "2", "traps", &DE212_PROGRAMS, &cases);
 }
 
 #[test]
@@ -209,4 +215,31 @@ fn fp_matches_qemu_on_de233_fpu() {
     let (code, out) = compare("de233_fpu", "2", "fp", &["fp.c"]);
     assert_eq!(code, 11);
     assert!(out.contains("fcr_mask=127"), "{out}");
+}
+
+#[test]
+fn fp_divide_and_sqrt_steps_match_qemu() {
+    // The libgcc division and square-root sequences over edge and random
+    // operands in all rounding modes, then each step alone: bit for bit,
+    // FSR included (the checksum is QEMU's).
+    let (code, out) = compare("de233_fpu", "2", "fpdiv", &["fpdiv.c"]);
+    assert_eq!(code, 13);
+    assert!(out.contains("\nsum 4abbcd68\n"), "{}", &out[out.len().saturating_sub(200)..]);
+    assert!(out.lines().filter(|l| l.starts_with("d ")).count() > 4000, "every quotient printed");
+    // recip0.s and rsqrt0.s: IllegalInstruction, as QEMU has no model.
+    compare_patched("de233_fpu", "2", "fpdiv", &["fpdiv.c"], &[(1, 64), (2, 64)]);
+}
+
+#[test]
+fn s32c1i_follows_atomctl_like_qemu() {
+    // The reset policy, the writable bits, hits and misses under each
+    // allowing policy; then LoadStoreError (67) where the bypass field is 0
+    // and LoadStoreAlignment (73) for an unaligned word.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "atomic", &["atomic.c"]);
+        assert_eq!(code, 21, "{out}");
+        assert!(out.starts_with("atomctl_reset=40 0x28\natomctl_mask=63 0x3f\n"), "{out}");
+        assert!(out.contains(" hit old=5 now=1234\n miss old=1234 now=1234\n"), "{out}");
+        compare_patched(cpu, "2", "atomic", &["atomic.c"], &[(1, 67), (2, 67), (3, 73), (4, 67)]);
+    }
 }

@@ -7,7 +7,8 @@
 # 0x60000000) or de233_fpu (windowed + FPU; reset 0xfe000000, VECBASE 0x2000,
 # RAM from 0). C goes through clang-22 -S, the literal pools are aligned as
 # q7-build's open profile does (`align_literal_pools`: a .p2align 2 after
-# each .literal_position), llvm-mc-22 assembles, GNU ld links with board.ld.in.
+# each .literal_position), llvm-mc-22 assembles, GNU ld links with board.ld.in
+# (and PROGRAM_insns.S, when it exists: that program's instructions under test).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
@@ -39,7 +40,7 @@ mkdir -p "$work"
 
 asm_obj() { # SRC.S OBJ
   clang-22 --target=xtensa -E -x assembler-with-cpp "${defs[@]}" ${ASFLAGS:-} "$1" -o "$2.s"
-  llvm-mc-22 -triple=xtensa -mattr="$mattr,+exception,+miscsr" -filetype=obj "$2.s" -o "$2"
+  llvm-mc-22 -triple=xtensa -mattr="$mattr,+exception,+miscsr,+s32c1i" -filetype=obj "$2.s" -o "$2"
 }
 c_obj() { # SRC.c OBJ
   clang-22 "${cflags[@]}" -S "$1" -o "$2.raw.s"
@@ -62,7 +63,11 @@ for src in "$@"; do
     *.S) name=$(basename "$src" .S); asm_obj "$src" "$work/$name.o" ;;
     *) name=$(basename "$src" .c); c_obj "$src" "$work/$name.o" ;;
   esac
+  # A program's own instructions under test live beside it in NAME_insns.S.
+  own=()
+  ops="$(dirname "$src")/${name}_insns.S"
+  if [ -f "$ops" ]; then asm_obj "$ops" "$work/${name}_insns.o"; own=("$work/${name}_insns.o"); fi
   xtensa-lx106-elf-ld --no-warn-rwx-segments -T "$work/board.ld" \
-    "$work/start.o" "$work/rt_s.o" "$work/rt.o" "${extra[@]}" "$work/$name.o" -o "$out/$name.$tag.elf"
+    "$work/start.o" "$work/rt_s.o" "$work/rt.o" "${extra[@]}" "${own[@]}" "$work/$name.o" -o "$out/$name.$tag.elf"
   echo "$out/$name.$tag.elf"
 done
