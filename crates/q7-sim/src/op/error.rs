@@ -82,6 +82,8 @@ pub enum OpError {
     TensorMemory { what: String, bytes: u128, limit: u64 },
     #[error("{args} arguments do not fit the 4 KiB launch block")]
     LaunchBlockFull { args: usize },
+    #[error("{}: the shape function of `{function}`: {message}", path.display())]
+    ShapeProgram { path: PathBuf, function: String, message: String },
     #[error(transparent)]
     Sim(#[from] SimError),
 }

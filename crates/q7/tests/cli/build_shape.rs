@@ -1,12 +1,13 @@
 //! `q7 build --shape`: schemas derived from the shape sources'
 //! `NEURON_LIBRARY` registrations (compiled for the host against q7's
-//! minimal torch, sdk/host): a relu project with no --schema, and bad shape
-//! sources.
+//! minimal torch, sdk/host), and `q7 run`'s default destination from the
+//! shape function: a relu project with no --schema, a row reduction whose
+//! output shape and dtype differ from its input's, and bad shape sources.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::run_support::{self, assert_bits_eq, q7_run, read_f32, relu, text, write_f32};
+use crate::run_support::{self, assert_bits_eq, npy, q7_run, read_f32, relu, text, write_f32, Array};
 
 const RELU_SHAPE: &str = r#"#include "torchneuron/register.h"
 
@@ -16,6 +17,56 @@ torch::Tensor relu_fwd_shape(torch::Tensor t_in) {
 
 NEURON_LIBRARY(my_ops, m) {
   m.def("relu_forward", &relu_fwd_shape, "relu_forward");
+}
+"#;
+
+/// Two row reductions of a float matrix [R, C]: sums ([R] float32) and counts
+/// above a threshold ([R] int32), each written through get_dst_tensor().
+const ROWS_COMPUTE: &str = r#"#include <stdint.h>
+#include <torch/torch.h>
+#include <neuron/neuron-utils.hpp>
+
+torch::Tensor row_sum_kernel(const torch::Tensor& x) {
+  torch::Tensor out = get_dst_tensor();
+  auto xa = x.accessor<float, 2>();
+  auto oa = out.accessor<float, 1>();
+  for (int64_t r = 0; r < x.size(0); r++) {
+    float sum = 0.0f;
+    for (int64_t c = 0; c < x.size(1); c++) sum += xa[r][c];
+    oa[r] = sum;
+  }
+  return out;
+}
+
+torch::Tensor row_count_kernel(const torch::Tensor& x, double threshold) {
+  torch::Tensor out = get_dst_tensor();
+  auto xa = x.accessor<float, 2>();
+  auto oa = out.accessor<int32_t, 1>();
+  for (int64_t r = 0; r < x.size(0); r++) {
+    int32_t n = 0;
+    for (int64_t c = 0; c < x.size(1); c++) n += xa[r][c] > threshold;
+    oa[r] = n;
+  }
+  return out;
+}
+"#;
+
+const ROWS_SHAPE: &str = r#"#include "torchneuron/register.h"
+
+torch::Tensor row_sum_shape(torch::Tensor x) {
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.pop_back();
+  return torch::empty(sizes, x.options());
+}
+
+torch::Tensor row_count_shape(const torch::Tensor& x, double threshold) {
+  TORCH_CHECK(x.dim() == 2, "row_count takes a matrix, not a ", x.dim(), "-d tensor");
+  return torch::zeros({x.size(0)}, torch::TensorOptions().dtype(torch::kInt));
+}
+
+NEURON_LIBRARY(rows, m) {
+  m.def("row_sum", &row_sum_shape, "row_sum_kernel");
+  m.def("row_count", &row_count_shape, "row_count_kernel");
 }
 "#;
 
@@ -67,6 +118,65 @@ fn relu_project_builds_without_a_schema_and_runs() {
     ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_bits_eq(&read_f32(&y_path), &relu(&x), "relu built from shape sources");
+}
+
+fn write_matrix(dir: &Path, rows: usize, cols: usize) -> (PathBuf, Vec<f32>) {
+    let x = run_support::input(rows * cols, 11);
+    let x: Vec<f32> = x.iter().map(|v| if v.is_finite() { *v } else { 1.0 }).collect();
+    let path = dir.join("m.npy");
+    std::fs::write(&path, npy::write(&Array::from_f32(vec![rows, cols], &x))).unwrap();
+    (path, x)
+}
+
+#[test]
+fn shape_function_sets_the_destination_shape_and_dtype() {
+    let toml = "name = \"librows\"\nsources = [\"rows.cpp\"]\nshape_sources = [\"shape.cpp\"]\nbuild_dir = \"b\"\n";
+    let p = project(&[("rows.cpp", ROWS_COMPUTE), ("shape.cpp", ROWS_SHAPE), ("q7.toml", toml)]);
+    let out = q7_build(p.path(), &["-v"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("row_sum_kernel: schema row_sum(Tensor _0) -> Tensor"), "{err}");
+    assert!(err.contains("row_count_kernel: schema row_count(Tensor _0, float _1) -> Tensor"), "{err}");
+
+    let (rows, cols) = (37, 29);
+    let (m, x) = write_matrix(p.path(), rows, cols);
+    let b = p.path().join("b");
+    let (b, m) = (b.to_str().unwrap(), m.to_str().unwrap());
+    let sums = p.path().join("sums.npy");
+    // By op name; the destination is [37] float32, not the input's [37, 29].
+    let run = q7_run(&[b, "--fn", "row_sum", "--in", m, "--out", sums.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let got = npy::read(&std::fs::read(&sums).unwrap()).unwrap();
+    assert_eq!(got.shape, vec![rows]);
+    let want: Vec<f32> = x.chunks(cols).map(|row| row.iter().fold(0.0f32, |s, v| s + v)).collect();
+    assert_bits_eq(&got.to_f32().unwrap(), &want, "row sums");
+
+    // By compute function, with a float argument; the destination is int32.
+    let counts = p.path().join("counts.npy");
+    let run = q7_run(&[b, "--fn", "row_count_kernel", "--in", m, "--arg", "12.5", "--out", counts.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let got = npy::read(&std::fs::read(&counts).unwrap()).unwrap();
+    assert_eq!((got.dtype, got.shape.clone()), (q7_target::DType::I32, vec![rows]));
+    let want: Vec<i32> =
+        x.chunks(cols).map(|row| row.iter().filter(|v| f64::from(**v) > 12.5).count() as i32).collect();
+    let have: Vec<i32> = got.data.chunks(4).map(|b| i32::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(have, want);
+
+    // --dst-dtype still overrides: the kernel's int32 accessor refuses a float destination.
+    let run = q7_run(&[b, "--fn", "row_count", "--in", m, "--arg", "1", "--dst-dtype", "f32"]);
+    assert!(!run.status.success());
+    assert!(text(&run.stderr).contains("dtype"), "{}", text(&run.stderr));
+
+    // A shape function that refuses these inputs: one line naming the program and the op.
+    let v = write_f32(p.path(), "v.npy", &[1.0, 2.0]);
+    let run = q7_run(&[b, "--fn", "row_count", "--in", v.to_str().unwrap(), "--arg", "1"]);
+    assert!(!run.status.success());
+    let program = p.path().join("b/q7-shape");
+    let want = format!(
+        "q7: error: {}: the shape function of `row_count_kernel`: row_count takes a matrix, not a 1-d tensor\n",
+        program.display()
+    );
+    assert_eq!(text(&run.stderr), want);
 }
 
 #[test]
