@@ -220,3 +220,76 @@ fn bad_shape_sources_give_one_line_errors_naming_the_file() {
         assert!(last.starts_with("q7: error: ") && last.contains(shape) && last.contains(want), "{shape}: {err}");
     }
 }
+
+/// Shape functions with every parameter type a schema can carry, by value
+/// and by reference; torch's own inference is the reference.
+const PEER_SHAPE: &str = r#"#include "torchneuron/register.h"
+
+torch::Tensor plain_shape(torch::Tensor x) { return torch::zeros(x.sizes(), torch::kFloat); }
+torch::Tensor mixed_shape(const torch::Tensor& x, double s, int64_t n) { return torch::empty({n}, x.options()); }
+torch::Tensor scalars_shape(torch::Tensor x, torch::Scalar a, const torch::Tensor& y, const c10::Scalar& b) {
+  return torch::ones(y.sizes(), torch::kInt);
+}
+
+NEURON_LIBRARY(peer_ops, m) {
+  m.def("plain", &plain_shape, "plain_k");
+  m.def("mixed", &mixed_shape, "mixed_k");
+  m.def("scalars", &scalars_shape, "scalars_k");
+}
+"#;
+
+const PEER_COMPUTE: &str = r#"#include <torch/torch.h>
+#include <neuron/neuron-utils.hpp>
+
+torch::Tensor plain_k(const torch::Tensor& x) { return get_dst_tensor(); }
+torch::Tensor mixed_k(const torch::Tensor& x, double s, int64_t n) { return get_dst_tensor(); }
+torch::Tensor scalars_k(const torch::Tensor& x, torch::Scalar a, const torch::Tensor& y, torch::Scalar b) {
+  return get_dst_tensor();
+}
+"#;
+
+/// Prints each named operator's schema as libtorch registered it.
+const LIBTORCH_MAIN: &str = r#"#include <ATen/core/dispatch/Dispatcher.h>
+#include <iostream>
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) std::cout << c10::Dispatcher::singleton().findSchemaOrThrow(argv[i], "").schema() << "\n";
+}
+"#;
+
+#[test]
+fn derived_schemas_match_what_libtorch_infers_from_the_same_source() {
+    let p = project(&[("shape.cpp", PEER_SHAPE), ("ops.cpp", PEER_COMPUTE), ("libtorch_main.cpp", LIBTORCH_MAIN)]);
+    let out = q7_build(p.path(), &["--name", "libpeer", "--shape", "shape.cpp", "ops.cpp", "--build-dir", "b", "-v"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let ours: Vec<String> = text(&out.stderr)
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("q7 build: ")?.split_once(": schema ")?.1.strip_suffix(" (from the shape sources)")
+        })
+        .map(str::to_string)
+        .collect();
+
+    // The same shape source and register.h against Debian's libtorch.
+    let register = run_support::root().join("python/q7/include");
+    let peer_bin = p.path().join("libtorch_schemas");
+    let compile = Command::new("clang++-22")
+        .current_dir(p.path())
+        .args(["-std=c++17", "-O0", "-I/usr/include/torch/csrc/api/include", "-I"])
+        .arg(&register)
+        .args(["shape.cpp", "libtorch_main.cpp", "-ltorch", "-ltorch_cpu", "-lc10", "-o"])
+        .arg(&peer_bin)
+        .output()
+        .expect("clang++-22 (scripts/bootstrap.sh)");
+    assert!(compile.status.success(), "libtorch build: {}", text(&compile.stderr));
+    let peer =
+        Command::new(&peer_bin).args(["peer_ops::plain", "peer_ops::mixed", "peer_ops::scalars"]).output().unwrap();
+    assert!(peer.status.success(), "{}", text(&peer.stderr));
+    // torch prints `peer_ops::plain(Tensor _0) -> Tensor _0`; q7 builds with
+    // the op's name and the return unnamed (docs/PYTORCH.md, "Schemas").
+    let theirs: Vec<String> = text(&peer.stdout)
+        .lines()
+        .map(|l| l.trim_start_matches("peer_ops::").trim_end_matches(" _0").to_string())
+        .collect();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours[2], "scalars(Tensor _0, Scalar _1, Tensor _2, Scalar _3) -> Tensor");
+}
