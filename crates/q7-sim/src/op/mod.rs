@@ -140,6 +140,8 @@ impl OpLibrary {
         let Some(program) = &self.shape_program else { return Ok(None) };
         // The shape sources know the op and its compute function; the image may know either.
         let entry = self.entry(function);
+        // Wrong arguments are refused against the schema, as a run would, not by the program.
+        args::bind(function, entry, args)?;
         let name = entry.map_or(function, |e| e.function.as_str());
         shape_program::destination(program, name, args)
     }

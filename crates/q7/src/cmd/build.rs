@@ -151,7 +151,7 @@ fn derive_schemas(
     let program = q7_build::shape::build(&ProcessEnv, &req.build_dir, shape_sources, &req.includes, reporter)?;
     let derived = program.schemas(&req.functions, shape_sources)?;
     for (function, schema) in &derived {
-        if reporter.verbose {
+        if reporter.verbose && req.schemas.is_empty() {
             reporter.note(&format!("q7 build: {function}: schema {schema} (from the shape sources)"));
         }
     }

@@ -102,6 +102,18 @@ fn relu_project_builds_without_a_schema_and_runs() {
 
     let again = q7_build(p.path(), &args[..args.len() - 1]);
     assert!(text(&again.stdout).contains("(0 steps run,"), "{}", text(&again.stdout));
+    // An edited shape source rebuilds the program (its registrations change).
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let edited = RELU_SHAPE.replace("m.def(", "m.def(\"relu_again\", &relu_fwd_shape, \"relu_again\");\n  m.def(");
+    std::fs::write(p.path().join("shape.cpp"), edited).unwrap();
+    let edited_build = q7_build(p.path(), &[&args[..args.len() - 1], &["--fn", "relu_forward"]].concat());
+    assert!(edited_build.status.success(), "{}", text(&edited_build.stderr));
+    let list = Command::new(p.path().join("b/q7-shape")).arg("list").output().unwrap();
+    assert_eq!(
+        text(&list.stdout),
+        "my_ops\trelu_again\trelu_again\trelu_again(Tensor _0) -> Tensor\n\
+         my_ops\trelu_forward\trelu_forward\trelu_forward(Tensor _0) -> Tensor\n"
+    );
 
     let x = run_support::input(100_003, 5);
     let x_path = write_f32(p.path(), "x.npy", &x);
@@ -118,6 +130,21 @@ fn relu_project_builds_without_a_schema_and_runs() {
     ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_bits_eq(&read_f32(&y_path), &relu(&x), "relu built from shape sources");
+
+    // --schema overrides the derived one: the image embeds its parameter name.
+    let args = ["--name", "librelu", "--shape", "shape.cpp", "relu.cpp", "--build-dir", "c", "-v"];
+    let out = q7_build(
+        p.path(),
+        &[&args[..], &["--fn", "relu_forward", "--schema", "relu_forward(Tensor x) -> Tensor"]].concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("(from the shape sources)"), "{}", text(&out.stderr));
+    let c = p.path().join("c");
+    let run = q7_run(&[c.to_str().unwrap(), "--fn", "relu_forward"]);
+    assert_eq!(
+        text(&run.stderr),
+        "q7: error: `relu_forward` takes 1 argument(s) (relu_forward(Tensor x) -> Tensor), 0 given\n"
+    );
 }
 
 fn write_matrix(dir: &Path, rows: usize, cols: usize) -> (PathBuf, Vec<f32>) {
