@@ -279,9 +279,10 @@ pub fn run(args: Args) -> Result<()> {
         bar
     });
     let reporter = Reporter { verbose: args.verbose, bar, plain: Mutex::new(()) };
-    let shape_steps = match shape_sources.is_empty() {
-        true => Ok((0, 0)),
-        false => derive_schemas(&mut req, &shape_sources, &reporter).map_err(anyhow::Error::from),
+    let shape_steps = if shape_sources.is_empty() {
+        Ok((0, 0))
+    } else {
+        derive_schemas(&mut req, &shape_sources, &reporter).map_err(anyhow::Error::from)
     };
     let result = shape_steps.and_then(|steps| {
         let mut report = driver::build(&req, &ProcessEnv, &reporter)?;

@@ -173,9 +173,10 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         });
     }
     // The shape function's answer, unless both flags override it.
-    let shaped = match args.dst_shape.is_some() && args.dst_dtype.is_some() {
-        true => None,
-        false => library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, &args))?,
+    let shaped = if args.dst_shape.is_some() && args.dst_dtype.is_some() {
+        None
+    } else {
+        library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, &args))?
     };
     let options = OpOptions {
         limits: RunLimits {
@@ -221,6 +222,7 @@ fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
         OpError::LoneCoreImage { .. } => String::new(),
         OpError::SingleImageOnCores { .. } => " (build with --multicore for more cores)".into(),
         OpError::TensorMemory { .. } if args.dst_shape.is_some() => " (check --dst-shape)".into(),
+        OpError::ShapeProgram { .. } => " (--dst-shape with --dst-dtype skips the shape function)".into(),
         _ => String::new(),
     };
     anyhow::anyhow!("{e}{hint}")
