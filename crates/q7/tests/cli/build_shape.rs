@@ -321,3 +321,46 @@ fn derived_schemas_match_what_libtorch_infers_from_the_same_source() {
     assert_eq!(ours, theirs);
     assert_eq!(ours[2], "scalars(Tensor _0, Scalar _1, Tensor _2, Scalar _3) -> Tensor");
 }
+
+/// The repository's own shape sources (the PyTorch examples and the Python
+/// suite's ops, written for libtorch) build unmodified against the host
+/// torch, and give the schemas their projects type by hand.
+#[test]
+fn the_repositorys_shape_sources_give_the_schemas_their_projects_state() {
+    let cases = [
+        (
+            "examples/torch_mlp",
+            "relu.cpp",
+            vec!["relu_forward(Tensor _0) -> Tensor", "relu_backward(Tensor _0, Tensor _1) -> Tensor"],
+        ),
+        (
+            "python/tests/ops",
+            "ops.cpp",
+            vec![
+                "copy_bytes(Tensor _0) -> Tensor",
+                "affine(Tensor _0, float _1, int _2, Scalar _3) -> Tensor",
+                "write_past_end(Tensor _0) -> Tensor",
+                "say_hello(Tensor _0) -> Tensor",
+                "write_everywhere(Tensor _0) -> Tensor",
+                "write_half(Tensor _0) -> Tensor",
+            ],
+        ),
+    ];
+    for (dir, compute, want) in &cases {
+        let build_dir = tempfile::tempdir().unwrap();
+        let args = ["--name", "libx", "--shape", "shape.cpp", compute, "-v", "--build-dir"];
+        let out =
+            q7_build(&run_support::root().join(dir), &[&args[..], &[build_dir.path().to_str().unwrap()]].concat());
+        assert!(out.status.success(), "{dir}: {}", text(&out.stderr));
+        let got: Vec<String> = text(&out.stderr)
+            .lines()
+            .filter_map(|l| l.split_once(": schema ")?.1.strip_suffix(" (from the shape sources)").map(str::to_string))
+            .collect();
+        assert_eq!(&got, want, "{dir}");
+    }
+    // torch_mlp's q7.toml types the same schemas by hand (namespaced).
+    let toml = std::fs::read_to_string(run_support::root().join("examples/torch_mlp/q7.toml")).unwrap();
+    let line = toml.lines().find(|l| l.starts_with("schemas = ")).expect("schemas in q7.toml");
+    let typed: Vec<&str> = line.split('"').skip(1).step_by(2).map(|s| s.trim_start_matches("my_ops::")).collect();
+    assert_eq!(typed, cases[0].2);
+}
