@@ -14,6 +14,7 @@ pub mod lsp;
 pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;
+pub mod shape;
 pub mod timeline;
 pub mod wrapper;
 

@@ -88,6 +88,8 @@ pub enum OpError {
     WindowMismatch { image: usize, window: u32 },
     #[error("{args} arguments do not fit the 4 KiB launch block")]
     LaunchBlockFull { args: usize },
+    #[error("{}: the shape function of `{function}`: {message}", path.display())]
+    ShapeProgram { path: PathBuf, function: String, message: String },
     #[error(transparent)]
     Sim(#[from] SimError),
 }

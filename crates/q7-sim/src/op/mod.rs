@@ -13,7 +13,8 @@
 //! Memory an op sees is described in docs/PLATFORM.md; the launch block and
 //! descriptors in sdk/ABI.md. The destination tensor is what
 //! `get_dst_tensor()` returns: by default it has the shape and dtype of the
-//! first tensor argument (override with [`OpOptions::dst`]); its bytes start
+//! first tensor argument (override with [`OpOptions::dst`], e.g. from the
+//! op's shape function: [`OpLibrary::shape_destination`]); its bytes start
 //! as zero but count as never written for the checker. The output is the
 //! tensor core 0 returned; when that is the destination tensor, or nothing
 //! was returned, the output is the destination tensor, which all cores wrote.
@@ -27,6 +28,7 @@ mod lookup;
 mod placement;
 mod report;
 mod session;
+pub mod shape_program;
 mod symbols;
 
 use std::path::{Path, PathBuf};
@@ -92,6 +94,8 @@ pub struct OpLibrary {
     pub images: Vec<OpImage>,
     /// The wrapper's schema table (`None` for images built without one).
     pub schemas: Option<Vec<SchemaEntry>>,
+    /// The host shape program a `q7 build --shape` left beside the images.
+    pub shape_program: Option<PathBuf>,
 }
 
 impl OpLibrary {
@@ -117,7 +121,7 @@ impl OpLibrary {
             }
             None => None,
         };
-        Ok(OpLibrary { path: path.to_path_buf(), images, schemas })
+        Ok(OpLibrary { path: path.to_path_buf(), images, schemas, shape_program: shape_program::find(path) })
     }
 
     /// The schema entry for `name`: a compute function or an op name
@@ -128,6 +132,18 @@ impl OpLibrary {
             .iter()
             .find(|e| e.function == name)
             .or_else(|| entries.iter().find(|e| e.schema.name == name || e.schema.base_name() == name))
+    }
+
+    /// The destination the op's shape function gives for `args` (`None`
+    /// without a shape program, or when it does not register `function`).
+    pub fn shape_destination(&self, function: &str, args: &[ArgValue]) -> Result<Option<Destination>, OpError> {
+        let Some(program) = &self.shape_program else { return Ok(None) };
+        // The shape sources know the op and its compute function; the image may know either.
+        let entry = self.entry(function);
+        // Wrong arguments are refused against the schema, as a run would, not by the program.
+        args::bind(function, entry, args)?;
+        let name = entry.map_or(function, |e| e.function.as_str());
+        shape_program::destination(program, name, args)
     }
 
     /// Runs `function` (a compute function or op name) on `args`.

@@ -27,6 +27,11 @@ pub struct Args {
     /// allows; the build embeds both, and `q7 run --fn` takes either.
     #[arg(long = "schema")]
     schemas: Vec<String>,
+    /// The op's shape sources (`NEURON_LIBRARY` registrations, repeatable): each function's schema
+    /// is derived from its shape function (--schema overrides), and `q7 run` takes its default
+    /// destination shape and dtype from it.
+    #[arg(long = "shape", value_name = "FILE")]
+    shape_sources: Vec<PathBuf>,
     /// The op's source files (.cpp .cc .c .S).
     sources: Vec<PathBuf>,
     /// Where objects, wrapper.cpp and the libraries go.
@@ -68,6 +73,8 @@ struct Project {
     #[serde(default)]
     schemas: Vec<String>,
     #[serde(default)]
+    shape_sources: Vec<PathBuf>,
+    #[serde(default)]
     sources: Vec<PathBuf>,
     build_dir: Option<PathBuf>,
     #[serde(default)]
@@ -93,12 +100,14 @@ fn load_project(path: &Path) -> Result<Project> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let rel = |p: &PathBuf| if p.is_absolute() { p.clone() } else { dir.join(p) };
     p.sources = p.sources.iter().map(rel).collect();
+    p.shape_sources = p.shape_sources.iter().map(rel).collect();
     p.includes = p.includes.iter().map(rel).collect();
     p.build_dir = p.build_dir.as_ref().map(rel);
     Ok(p)
 }
 
-fn request(args: &Args) -> Result<BuildRequest> {
+/// The build request and the shape sources (from the flags or q7.toml).
+fn request(args: &Args) -> Result<(BuildRequest, Vec<PathBuf>)> {
     let project_path = args.project.clone().or_else(|| args.name.is_none().then(|| PathBuf::from("q7.toml")));
     let project = match &project_path {
         Some(p) if p.exists() || args.project.is_some() => load_project(p)?,
@@ -114,7 +123,8 @@ fn request(args: &Args) -> Result<BuildRequest> {
         "open" => ToolchainChoice::Open,
         other => bail!("unknown toolchain '{other}': use auto, xtensa-tools or open"),
     };
-    Ok(BuildRequest {
+    let shape_sources = if args.shape_sources.is_empty() { project.shape_sources } else { args.shape_sources.clone() };
+    let req = BuildRequest {
         name,
         functions: pick(&args.functions, &project.functions),
         schemas: pick(&args.schemas, &project.schemas),
@@ -125,7 +135,33 @@ fn request(args: &Args) -> Result<BuildRequest> {
         multicore: args.multicore || project.multicore,
         toolchain,
         jobs: args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-    })
+    };
+    Ok((req, shape_sources))
+}
+
+/// Builds the host shape program and fills in the functions and schemas the
+/// command line and q7.toml left out (a given --schema wins).
+fn derive_schemas(
+    req: &mut BuildRequest,
+    shape_sources: &[PathBuf],
+    reporter: &Reporter,
+) -> Result<(usize, usize), q7_build::shape::ShapeError> {
+    std::fs::create_dir_all(&req.build_dir)
+        .map_err(|error| q7_build::shape::ShapeError::Io { path: req.build_dir.display().to_string(), error })?;
+    let program = q7_build::shape::build(&ProcessEnv, &req.build_dir, shape_sources, &req.includes, reporter)?;
+    let derived = program.schemas(&req.functions, shape_sources)?;
+    for (function, schema) in &derived {
+        if reporter.verbose && req.schemas.is_empty() {
+            reporter.note(&format!("q7 build: {function}: schema {schema} (from the shape sources)"));
+        }
+    }
+    if req.functions.is_empty() {
+        req.functions = derived.iter().map(|(f, _)| f.clone()).collect();
+    }
+    if req.schemas.is_empty() {
+        req.schemas = derived.into_iter().map(|(_, s)| s).collect();
+    }
+    Ok((program.steps_run, program.steps_skipped))
 }
 
 /// Progress on a terminal, plain lines otherwise; commands under -v.
@@ -133,6 +169,19 @@ struct Reporter {
     verbose: bool,
     bar: Option<indicatif::ProgressBar>,
     plain: Mutex<()>,
+}
+
+impl Reporter {
+    /// A line beside the progress bar (or on stderr).
+    fn note(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => {
+                let _guard = self.plain.lock();
+                eprintln!("{line}");
+            }
+        }
+    }
 }
 
 impl Observer for Reporter {
@@ -218,7 +267,7 @@ fn timeline_text(phases: &[PhaseTime], jobs: usize) -> String {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let req = request(&args)?;
+    let (mut req, shape_sources) = request(&args)?;
     use std::io::IsTerminal;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
@@ -230,7 +279,17 @@ pub fn run(args: Args) -> Result<()> {
         bar
     });
     let reporter = Reporter { verbose: args.verbose, bar, plain: Mutex::new(()) };
-    let result = driver::build(&req, &ProcessEnv, &reporter);
+    let shape_steps = if shape_sources.is_empty() {
+        Ok((0, 0))
+    } else {
+        derive_schemas(&mut req, &shape_sources, &reporter).map_err(anyhow::Error::from)
+    };
+    let result = shape_steps.and_then(|steps| {
+        let mut report = driver::build(&req, &ProcessEnv, &reporter)?;
+        report.steps_run += steps.0;
+        report.steps_skipped += steps.1;
+        Ok(report)
+    });
     if let Some(bar) = &reporter.bar {
         bar.finish_and_clear();
     }

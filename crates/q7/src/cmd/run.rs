@@ -25,8 +25,10 @@ use q7_target::DType;
 /// refused, naming the parameter and its schema type. --arg takes a plain
 /// number and converts it to the parameter's type.
 ///
-/// get_dst_tensor() returns a destination tensor with the shape and dtype of
-/// the first input unless --dst-shape/--dst-dtype say otherwise. The output
+/// get_dst_tensor() returns a destination tensor with the shape and dtype the
+/// op's shape function gives for these inputs when the build has one
+/// (`q7 build --shape`), else those of the first input; --dst-shape and
+/// --dst-dtype override either. The output
 /// is the tensor core 0 returns, or the destination tensor when that is what
 /// it returns (multicore ops) or when it returns nothing.
 ///
@@ -69,10 +71,10 @@ pub struct Args {
     /// 8 for the SPMD images of a multicore build (default when present), fewer to run fewer cores.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     cores: Option<u32>,
-    /// Destination tensor shape, e.g. 1000,4 (default: the first input's).
+    /// Destination tensor shape, e.g. 1000,4 (default: the shape function's, else the first input's).
     #[arg(long = "dst-shape", value_name = "D0,D1,...", value_delimiter = ',')]
     dst_shape: Option<Vec<usize>>,
-    /// Destination tensor dtype (f32, f16, bf16, i32, ...; default: the first input's).
+    /// Destination tensor dtype (f32, f16, bf16, i32, ...; default: the shape function's, else the first input's).
     #[arg(long = "dst-dtype", value_name = "TYPE")]
     dst_dtype: Option<String>,
     /// Function index in the wrapper's table, skipping the lookup by name.
@@ -170,6 +172,12 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
             _ => ArgValue::Double(args.doubles[take(3)]),
         });
     }
+    // The shape function's answer, unless both flags override it.
+    let shaped = if args.dst_shape.is_some() && args.dst_dtype.is_some() {
+        None
+    } else {
+        library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, &args))?
+    };
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
@@ -182,23 +190,26 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         trace: args.trace,
         stream_output: !args.json,
         heap_per_core: None,
-        dst: destination(&args, &arrays)?,
+        dst: destination(&args, &arrays, shaped)?,
         function_index: args.index,
     };
     let report = library.run(&args.function, &values, &options).map_err(|e| with_hint(e, &args))?;
     finish(&args, report)
 }
 
-fn destination(args: &Args, arrays: &[Array]) -> Result<Option<Destination>> {
+/// The destination tensor: the shape function's (`shaped`) or the first
+/// input's, with --dst-shape and --dst-dtype overriding either part.
+fn destination(args: &Args, arrays: &[Array], shaped: Option<Destination>) -> Result<Option<Destination>> {
     if args.dst_shape.is_none() && args.dst_dtype.is_none() {
-        return Ok(None);
+        return Ok(shaped);
     }
     let first = arrays.first();
     let dtype = match &args.dst_dtype {
         Some(name) => DType::parse_name(name).with_context(|| format!("unknown dtype `{name}`"))?,
-        None => first.map_or(DType::F32, |a| a.dtype),
+        None => shaped.as_ref().map(|d| d.dtype).or(first.map(|a| a.dtype)).unwrap_or(DType::F32),
     };
-    let shape = args.dst_shape.clone().or(first.map(|a| a.shape.clone())).unwrap_or_default();
+    let shape =
+        args.dst_shape.clone().or(shaped.map(|d| d.shape)).or(first.map(|a| a.shape.clone())).unwrap_or_default();
     Ok(Some(Destination { dtype, shape }))
 }
 
@@ -211,6 +222,7 @@ fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
         OpError::LoneCoreImage { .. } => String::new(),
         OpError::SingleImageOnCores { .. } => " (build with --multicore for more cores)".into(),
         OpError::TensorMemory { .. } if args.dst_shape.is_some() => " (check --dst-shape)".into(),
+        OpError::ShapeProgram { .. } => " (--dst-shape with --dst-dtype skips the shape function)".into(),
         _ => String::new(),
     };
     anyhow::anyhow!("{e}{hint}")

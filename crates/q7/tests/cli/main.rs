@@ -17,6 +17,7 @@ mod archive_inputs;
 mod build_errors;
 mod build_legalize;
 mod build_open;
+mod build_shape;
 mod build_vendor_argv;
 mod builtin_structure;
 mod disasm_boundaries;

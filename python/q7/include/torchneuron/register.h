@@ -15,6 +15,10 @@
 // ask for the output's shape and dtype after it replaces the CPU kernel of
 // my_ops::relu_forward with the simulator, and records the compute function
 // name, which q7_neuron_ops() lists for the loader.
+//
+// The same header serves `q7 build --shape`, which compiles shape sources
+// for the host against q7's minimal torch (sdk/host/include: torch::Library
+// and TORCH_LIBRARY derive the schema there) instead of libtorch.
 #pragma once
 
 #include <torch/library.h>

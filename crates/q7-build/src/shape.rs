@@ -1,0 +1,228 @@
+//! Schemas from shape sources: `q7 build --shape shape.cpp` compiles the op's
+//! shape sources for the host against q7's minimal host torch
+//! (`sdk/host/include`) and `torchneuron/register.h` (the one the PyTorch
+//! front end compiles against libtorch), links them with
+//! `sdk/host/src/shape_main.cpp` into `<build>/q7-shape`, and asks that
+//! program for the registrations: each op's namespace, name, compute function
+//! and the schema torch would infer from the shape function's signature.
+//! `q7 run` later asks the same program for the destination's shape and dtype
+//! (q7_sim::op::shape_program). Compiles and the link are incremental.
+
+use std::path::{Path, PathBuf};
+
+use crate::command::Command;
+use crate::driver::Observer;
+use crate::exec::{self, ExecError};
+use crate::incremental;
+use crate::profile::{self, Env};
+
+/// The host program's file name in the build directory (q7 run looks for it).
+pub const PROGRAM: &str = "q7-shape";
+
+/// Files written under `<build>/shape/` before the compile.
+const HOST_FILES: &[(&str, &str)] = &[
+    ("include/torch/torch.h", include_str!("../../../sdk/host/include/torch/torch.h")),
+    ("include/torch/library.h", include_str!("../../../sdk/host/include/torch/library.h")),
+    ("include/torchneuron/register.h", include_str!("../../../python/q7/include/torchneuron/register.h")),
+    ("shape_main.cpp", include_str!("../../../sdk/host/src/shape_main.cpp")),
+];
+
+/// Host C++ compilers, in order of preference.
+const HOST_COMPILERS: &[&str] = &["clang++-22", "g++", "c++"];
+
+/// One `m.def("op", &shape_fn, "compute_fn")`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Registration {
+    pub namespace: String,
+    pub op: String,
+    pub compute_function: String,
+    /// As torch infers it from the shape function, return unnamed:
+    /// `relu_forward(Tensor _0) -> Tensor`.
+    pub schema: String,
+}
+
+/// The built host program and what it registers.
+#[derive(Clone, Debug)]
+pub struct ShapeProgram {
+    pub path: PathBuf,
+    pub registrations: Vec<Registration>,
+    pub steps_run: usize,
+    pub steps_skipped: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeError {
+    #[error("no host C++ compiler (clang++-22, g++ or c++) to build the shape sources; run scripts/bootstrap.sh")]
+    NoCompiler,
+    #[error("{0}: no such shape source")]
+    Missing(String),
+    // The tool's output follows the first line (the CLI folds it to one line).
+    #[error("{src}: the shape source does not compile for the host\n{output}")]
+    Compile { src: String, output: String },
+    #[error("{srcs}: the shape sources do not link into a host program\n{output}")]
+    Link { srcs: String, output: String },
+    #[error("{srcs}: {message}")]
+    Registrations { srcs: String, message: String },
+    #[error("{srcs}: no NEURON_LIBRARY op has the compute function `{function}` (registered: {registered})")]
+    UnknownFunction { srcs: String, function: String, registered: String },
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ShapeError + '_ {
+    move |error| ShapeError::Io { path: path.display().to_string(), error }
+}
+
+fn tool_output(error: ExecError) -> String {
+    match error {
+        ExecError::Failed { stderr, .. } => stderr.trim_end().to_string(),
+        ExecError::Spawn { .. } => error.to_string(),
+    }
+}
+
+fn names(sources: &[PathBuf]) -> String {
+    sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Writes `text` unless the file already holds it (stable mtimes keep the
+/// compiles up to date).
+fn write_if_changed(path: &Path, text: &str) -> Result<(), ShapeError> {
+    if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    }
+    q7_target::fs::write_atomic(path, text.as_bytes()).map_err(io_err(path))
+}
+
+/// Runs `cmd` unless `output` is up to date with `inputs`; returns whether it ran.
+fn make(
+    obs: &dyn Observer,
+    cmd: &Command,
+    output: &Path,
+    inputs: &[PathBuf],
+    fail: impl FnOnce(ExecError) -> ShapeError,
+) -> Result<bool, ShapeError> {
+    let fingerprint = cmd.fingerprint();
+    if incremental::up_to_date(output, &fingerprint, inputs) {
+        return Ok(false);
+    }
+    obs.command(cmd);
+    if let Err(e) = exec::run(cmd) {
+        let _ = std::fs::remove_file(output);
+        return Err(fail(e));
+    }
+    incremental::record(output, &fingerprint).map_err(io_err(output))?;
+    Ok(true)
+}
+
+/// Builds `<build_dir>/q7-shape` from `sources` (with the project's include
+/// directories) and reads its registrations.
+pub fn build(
+    env: &dyn Env,
+    build_dir: &Path,
+    sources: &[PathBuf],
+    includes: &[PathBuf],
+    obs: &dyn Observer,
+) -> Result<ShapeProgram, ShapeError> {
+    if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
+        return Err(ShapeError::Missing(missing.display().to_string()));
+    }
+    let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+    let host = build_dir.join("shape");
+    for (rel, text) in HOST_FILES {
+        write_if_changed(&host.join(rel), text)?;
+    }
+    let main = host.join("shape_main.cpp");
+    let units: Vec<PathBuf> = sources.iter().cloned().chain([main]).collect();
+    obs.phase("shape", units.len() + 1);
+    let (mut run, mut skipped) = (0, 0);
+    let mut objs = Vec::new();
+    for (i, src) in units.iter().enumerate() {
+        // Numbered, so two sources with one stem never share an object.
+        let stem = src.file_stem().unwrap_or_default().to_string_lossy();
+        let obj = host.join(format!("{i}-{stem}.o"));
+        let dep = obj.with_extension("d");
+        let mut cmd = Command::new(&cxx).args(["-std=c++17", "-O0", "-c", "-MMD"]).path_arg("-MF", &dep);
+        cmd = cmd.arg("-I").arg(host.join("include").as_os_str());
+        for dir in includes {
+            cmd = cmd.arg("-I").arg(dir.as_os_str());
+        }
+        cmd = cmd.arg(src.as_os_str()).path_arg("-o", &obj);
+        let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
+        inputs.push(src.clone());
+        let src_name = src.display().to_string();
+        let ran = make(obs, &cmd, &obj, &inputs, |e| ShapeError::Compile { src: src_name, output: tool_output(e) })?;
+        let label =
+            if src == units.last().unwrap_or(src) { "shape_main.cpp".into() } else { src.display().to_string() };
+        obs.step(&format!("{label} (host)"), !ran);
+        if ran {
+            run += 1
+        } else {
+            skipped += 1
+        }
+        objs.push(obj);
+    }
+    let program = build_dir.join(PROGRAM);
+    let link = Command::new(&cxx).args(objs.iter().map(|o| o.as_os_str())).path_arg("-o", &program);
+    let ran = make(obs, &link, &program, &objs, |e| ShapeError::Link { srcs: names(sources), output: tool_output(e) })?;
+    obs.step(PROGRAM, !ran);
+    if ran {
+        run += 1
+    } else {
+        skipped += 1
+    }
+    let registrations = list(&program, sources)?;
+    Ok(ShapeProgram { path: program, registrations, steps_run: run, steps_skipped: skipped })
+}
+
+/// Runs `program list` and parses its lines.
+fn list(program: &Path, sources: &[PathBuf]) -> Result<Vec<Registration>, ShapeError> {
+    let failed = |message: String| ShapeError::Registrations { srcs: names(sources), message };
+    let out = exec::run(&Command::new(program).arg("list")).map_err(|e| failed(tool_output(e)))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut registrations = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [namespace, op, compute_function, schema] = fields[..] else {
+            return Err(failed(format!("{PROGRAM} printed an unreadable registration `{line}`")));
+        };
+        registrations.push(Registration {
+            namespace: namespace.into(),
+            op: op.into(),
+            compute_function: compute_function.into(),
+            schema: schema.into(),
+        });
+    }
+    Ok(registrations)
+}
+
+impl ShapeProgram {
+    /// The functions to build and their schemas: `functions` in the order
+    /// given (each the compute function of a registration), or every
+    /// registration's compute function when none is given.
+    pub fn schemas(&self, functions: &[String], sources: &[PathBuf]) -> Result<Vec<(String, String)>, ShapeError> {
+        if functions.is_empty() {
+            return Ok(self.registrations.iter().map(|r| (r.compute_function.clone(), r.schema.clone())).collect());
+        }
+        functions
+            .iter()
+            .map(|f| {
+                let r = self.registrations.iter().find(|r| &r.compute_function == f).ok_or_else(|| {
+                    ShapeError::UnknownFunction {
+                        srcs: names(sources),
+                        function: f.clone(),
+                        registered: self
+                            .registrations
+                            .iter()
+                            .map(|r| r.compute_function.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    }
+                })?;
+                Ok((f.clone(), r.schema.clone()))
+            })
+            .collect()
+    }
+}
