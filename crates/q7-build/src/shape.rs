@@ -131,6 +131,14 @@ pub fn build(
     }
     let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
     let host = build_dir.join("shape");
+    // Two builds into one directory take turns here too (the device build
+    // has its own lock in the driver).
+    std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
+    let lock_path = host.join(".q7-shape.lock");
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path);
+    let _lock = lock
+        .and_then(|f| f.lock().map(|()| f))
+        .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
     for (rel, text) in HOST_FILES {
         write_if_changed(&host.join(rel), text)?;
     }
