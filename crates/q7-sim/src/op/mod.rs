@@ -25,6 +25,7 @@ pub mod image;
 mod launch_block;
 mod lookup;
 mod placement;
+pub mod profile;
 mod report;
 mod session;
 mod symbols;
