@@ -54,8 +54,11 @@ pub struct CoreRow {
     pub costs: Costs,
     /// Transfer calls (`q7_tensor_to_tcm` and friends) made.
     pub transfers: u64,
-    /// Cycles this core is done before the slowest one (waiting at the end).
+    /// Cycles this core waits on the others: done before the slowest core
+    /// (idle at the end) plus its cycles spinning in barriers.
     pub waiting_cycles: f64,
+    /// Of which spinning in functions named like a barrier (`*barrier*`).
+    pub barrier_cycles: f64,
     /// Cycles in loads/stores of the shared DRAM window (where cores
     /// synchronise: barriers, flags).
     pub shared_dram_cycles: f64,
@@ -121,9 +124,13 @@ pub fn summarize(images: &[OpImage], profiles: &[CoreProfile]) -> OpProfile {
         let mut names: HashMap<u32, String> = HashMap::new();
         let mut name = |pc: u32| names.entry(pc).or_insert_with(|| function_name(image, pc)).clone();
         let mut seen_here: HashMap<String, Costs> = HashMap::new();
+        let mut barrier_cycles = 0.0;
         for (node, pc, cost) in &profile.costs {
             total.add(cost);
             let leaf = name(*pc);
+            if leaf.to_ascii_lowercase().contains("barrier") {
+                barrier_cycles += cost.cycles();
+            }
             seen_here.entry(leaf.clone()).or_default().add(cost);
             let mut frames = vec![leaf];
             let mut at = *node;
@@ -168,12 +175,13 @@ pub fn summarize(images: &[OpImage], profiles: &[CoreProfile]) -> OpProfile {
             costs: total,
             transfers: profile.transfers,
             waiting_cycles: 0.0,
+            barrier_cycles,
             shared_dram_cycles,
         });
     }
     let cycles = cores.iter().map(|c| c.costs.cycles).fold(0.0, f64::max);
     for row in &mut cores {
-        row.waiting_cycles = cycles - row.costs.cycles;
+        row.waiting_cycles = cycles - row.costs.cycles + row.barrier_cycles;
     }
     let mut functions: Vec<FunctionRow> =
         functions.into_iter().map(|(function, (costs, cores))| FunctionRow { function, cores, costs }).collect();

@@ -104,16 +104,17 @@ fn write_report(out: &mut dyn Write, report: &OpReport, profile: &OpProfile, top
     writeln!(out, "q7 profile: {} on {} core{}", report.function, cores, if cores == 1 { "" } else { "s" })?;
     writeln!(out, "{}", estimate_line(profile))?;
     let total = profile.cores.iter().map(|c| c.costs.cycles).sum::<f64>().max(1.0);
-    writeln!(out, "\ncores (modelled cycles; memory cycles by class)")?;
-    writeln!(out, "core  instructions        cycles       waiting  transfers   issue{}", class_header())?;
+    writeln!(out, "\ncores (modelled cycles; waiting = idle until the slowest core ends + spinning in barriers; memory cycles by class)")?;
+    writeln!(out, "core  instructions        cycles       waiting    barrier  transfers   issue{}", class_header())?;
     for c in &profile.cores {
         writeln!(
             out,
-            "{:>4}  {:>12}  {:>12}  {:>12}  {:>9}  {:>6}{}",
+            "{:>4}  {:>12}  {:>12}  {:>12}  {:>9}  {:>9}  {:>6}{}",
             c.core,
             c.costs.instructions,
             c.costs.cycles.round() as u64,
             c.waiting_cycles.round() as u64,
+            c.barrier_cycles.round() as u64,
             c.transfers,
             c.costs.issue_cycles,
             class_columns(&c.costs)

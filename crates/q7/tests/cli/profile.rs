@@ -3,7 +3,8 @@
 //! model ranks them as trn1 does (docs/COST_MODEL.md), each profile names
 //! its hot function and the source line of its hot loop, the flame graph's
 //! frames carry the per-function table's cycles, `q7 run --stats` prints the
-//! same model's cycles, and the text report keeps its shape
+//! same model's cycles, the builtin multicore sort's cores are seen waiting
+//! in its barrier, and the text report keeps its shape
 //! (`snapshots/profile_report.txt`, `Q7_BLESS=1` rewrites it).
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,10 @@ const HOT_FUNCTION: &str = "relu_forward(at::Tensor const&)";
 
 /// Builds `examples/{folder}` with `-g` once per process.
 fn build(folder: &str) -> PathBuf {
+    build_at(&root().join("examples").join(folder), folder)
+}
+
+fn build_at(source: &Path, folder: &str) -> PathBuf {
     static LOCK: Mutex<()> = Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-tests").join(folder);
@@ -25,7 +30,7 @@ fn build(folder: &str) -> PathBuf {
         return dir;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_q7"))
-        .current_dir(root().join("examples").join(folder))
+        .current_dir(source)
         .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
         .args(["build", "--toolchain", "open", "--cflag", "-g", "--build-dir"])
         .arg(&dir)
@@ -42,12 +47,16 @@ fn input_file(n: usize) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// `q7 profile` with `extra` flags; stdout.
+/// `q7 profile` of relu_forward with `extra` flags; stdout.
 fn profile(build_dir: &Path, x: &Path, extra: &[&str]) -> String {
+    profile_fn(build_dir, "relu_forward", x, extra)
+}
+
+fn profile_fn(build_dir: &Path, function: &str, x: &Path, extra: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_q7"))
         .arg("profile")
         .arg(build_dir)
-        .args(["--fn", "relu_forward", "--in"])
+        .args(["--fn", function, "--in"])
         .arg(x)
         .args(extra)
         .output()
@@ -113,7 +122,10 @@ fn flame_graph_frames_carry_the_function_table() {
         let cycles = f["cycles"].as_f64().unwrap();
         let (leaf_cycles, stacks) = leaves.get(name).copied().unwrap_or_default();
         // Each stack's count is rounded (and sub-cycle stacks dropped).
-        assert!((leaf_cycles - cycles).abs() <= stacks as f64 + 1.0, "{name}: table {cycles}, flame graph {leaf_cycles}");
+        assert!(
+            (leaf_cycles - cycles).abs() <= stacks as f64 + 1.0,
+            "{name}: table {cycles}, flame graph {leaf_cycles}"
+        );
     }
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
@@ -170,4 +182,29 @@ fn text_report_keeps_its_shape() {
     let (_dir, x) = input_file(4096);
     let report = profile(&build("relu_tcm"), &x, &["--top", "3"]);
     assert_golden("profile_report.txt", &shape(&report));
+}
+
+#[test]
+fn cores_waiting_in_the_builtin_sort_barrier_are_counted() {
+    let (_dir, x) = input_file(8192);
+    let b = build_at(&root().join("builtin"), "builtin");
+    let json: serde_json::Value =
+        serde_json::from_str(&profile_fn(&b, "sort_multicore_compute", &x, &["--json"])).unwrap();
+    let p = &json["profile"];
+    let functions = p["functions"].as_array().unwrap();
+    assert!(functions.iter().any(|f| f["function"].as_str().unwrap().contains("Barrier::wait")), "{functions:?}");
+    let cores = p["cores"].as_array().unwrap();
+    assert_eq!(cores.len(), 8);
+    let slowest = p["cycles"].as_f64().unwrap();
+    for c in cores {
+        let (cycles, waiting, barrier) = (
+            c["cycles"].as_f64().unwrap(),
+            c["waiting_cycles"].as_f64().unwrap(),
+            c["barrier_cycles"].as_f64().unwrap(),
+        );
+        assert!(barrier > 0.0, "core {} never waited in a barrier: {c}", c["core"]);
+        assert!((waiting - (slowest - cycles + barrier)).abs() < 1e-6, "{c}");
+        // Barrier spins read the other cores' counters in shared DRAM.
+        assert!(c["shared_dram_cycles"].as_f64().unwrap() > 0.0, "{c}");
+    }
 }
