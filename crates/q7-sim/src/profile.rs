@@ -180,3 +180,41 @@ pub fn classify(addr: u32, in_transfer: bool) -> MemClass {
         MemClass::Local
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_fall_in_their_classes() {
+        assert_eq!(classify(TCM_BASE + TCM_SIZE - 1, false), MemClass::Tcm);
+        assert_eq!(classify(TCM_BASE + TCM_SIZE, false), MemClass::Local);
+        assert_eq!(classify(TENSOR_BASE, false), MemClass::TensorAccess);
+        assert_eq!(classify(TENSOR_BASE, true), MemClass::TensorTransfer);
+        assert_eq!(classify(SHARED_DRAM_BASE, true), MemClass::SharedDram);
+        assert_eq!(classify(0x8400_0100, false), MemClass::Local);
+    }
+
+    #[test]
+    fn transfers_cost_set_up_and_bandwidth_not_their_instructions() {
+        let (copy, memcpy) = (0x100, 0x200);
+        let mut p = CoreProfile::new(vec![copy]);
+        p.retire(0x10, 1, Some(Access { addr: TENSOR_BASE, bytes: 4 }));
+        p.call(copy);
+        p.call(memcpy); // nested: still the same transfer, no second set-up
+        p.retire(memcpy, 2, Some(Access { addr: TENSOR_BASE + 4, bytes: 4 }));
+        p.retire(memcpy + 3, 2, Some(Access { addr: TCM_BASE, bytes: 4 }));
+        p.ret();
+        p.ret();
+        p.retire(0x13, 1, None);
+        assert_eq!(p.transfers, 1);
+        let (insns, cycles) = p.totals();
+        assert_eq!(insns, 4);
+        let expected = 2.0 + MODEL.latency(MemClass::TensorAccess) + MODEL.transfer_setup + MODEL.transfer_cycles(4);
+        assert!((cycles - expected).abs() < 1e-9, "{cycles} vs {expected}");
+        // The stack came back to the root, and memcpy's node hangs under copy's.
+        let memcpy_node = p.costs.iter().find(|c| c.1 == memcpy).unwrap().0 as usize;
+        assert_eq!(p.nodes[p.nodes[memcpy_node].parent as usize].entry, copy);
+        assert_eq!(p.costs.last().unwrap().0, 0);
+    }
+}
