@@ -135,6 +135,24 @@ fn flame_graph_frames_carry_the_function_table() {
     }
 }
 
+/// The flame graph opens in a browser: headless Chromium renders it.
+#[test]
+fn flame_graph_renders_in_headless_chromium() {
+    let (dir, x) = input_file(4096);
+    let svg = dir.path().join("flame.svg");
+    profile(&build("relu_tcm"), &x, &["--svg", svg.to_str().unwrap()]);
+    let png = dir.path().join("flame.png");
+    let screenshot = format!("--screenshot={}", png.display());
+    let url = format!("file://{}", svg.display());
+    let args = ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,400", &screenshot, &url];
+    let Some(out) = q7_testkit::peer("chromium", &args) else { return };
+    assert!(out.status.success(), "chromium: {}", text(&out.stderr));
+    let bytes = std::fs::read(&png).expect("chromium wrote no screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    // A blank page compresses to about 2 KB; the drawn frames take more.
+    assert!(bytes.len() > 12_000, "screenshot of {} bytes: nothing drawn?", bytes.len());
+}
+
 #[test]
 fn run_stats_prints_the_profile_model() {
     let (_dir, x) = input_file(1 << 16);
