@@ -107,3 +107,56 @@ impl CostModel {
         bytes as f64 / self.transfer_bytes_per_cycle
     }
 }
+
+/// Instruction classes, for reporting issue cycles by class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InsnClass {
+    Alu,
+    MulDiv,
+    LoadStore,
+    Branch,
+    Float,
+    Other,
+}
+
+impl InsnClass {
+    pub const ALL: [InsnClass; 6] = [
+        InsnClass::Alu,
+        InsnClass::MulDiv,
+        InsnClass::LoadStore,
+        InsnClass::Branch,
+        InsnClass::Float,
+        InsnClass::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            InsnClass::Alu => "alu",
+            InsnClass::MulDiv => "mul-div",
+            InsnClass::LoadStore => "load-store",
+            InsnClass::Branch => "branch-call",
+            InsnClass::Float => "float",
+            InsnClass::Other => "other",
+        }
+    }
+}
+
+/// The class of an op, as the issue table above groups them.
+pub fn insn_class(kind: Kind) -> InsnClass {
+    use Kind::*;
+    match kind {
+        Alu(AluOp::Mull | AluOp::Mulsh | AluOp::Muluh | AluOp::Mul16u | AluOp::Mul16s) => InsnClass::MulDiv,
+        Quos | Quou | Rems | Remu => InsnClass::MulDiv,
+        Alu(_) | Ssr | Ssl | Ssa8l | Ssa8b | Ssai => InsnClass::Alu,
+        L8ui | L16ui | L16si | L32i | L32r | S8i | S16i | S32i | S32c1i | L32e | S32e => InsnClass::LoadStore,
+        Lsi | Lsiu | Lsip | Lsx | Lsxu | Lsxp | Ssi | Ssiu | Ssip | Ssx | Ssxu | Ssxp => InsnClass::LoadStore,
+        Beq | Bne | Blt | Bge | Bltu | Bgeu | Ball | Bany | Bnall | Bnone | Bbc | Bbs | Beqi | Bnei | Blti | Bgei
+        | Bltui | Bgeui | Bbci | Bbsi | Beqz | Bnez | Bltz | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | CallN
+        | CallxN | Ret | Retw | Entry | Loop | Loopnez | Loopgtz => InsnClass::Branch,
+        AddS | SubS | MulS | MaddS | MsubS | MaddnS | DivnS | MovS | AbsS | NegS | ConstS | Div0S | Recip0S
+        | Sqrt0S | Rsqrt0S | Nexp01S | MksadjS | MkdadjS | AddexpS | AddexpmS | Rfr | Wfr | RoundS | TruncS
+        | FloorS | CeilS | UtruncS | FloatS | UfloatS | UnS | OeqS | UeqS | OltS | UltS | OleS | UleS | MoveqzS
+        | MovnezS | MovltzS | MovgezS | MovfS | MovtS => InsnClass::Float,
+        _ => InsnClass::Other,
+    }
+}

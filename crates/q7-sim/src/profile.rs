@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use q7_target::memmap::{SHARED_DRAM_BASE, SHARED_DRAM_SIZE, TCM_BASE, TCM_SIZE, TENSOR_BASE, TENSOR_MAX};
 
-use crate::cost::{MemClass, MODEL};
+use crate::cost::{InsnClass, MemClass, MODEL};
 
 /// One frame of the call-stack trie.
 #[derive(Clone, Debug)]
@@ -31,6 +31,8 @@ pub struct PcCost {
     pub instructions: u64,
     /// Issue cycles (instruction classes, taken branches).
     pub issue_cycles: u64,
+    /// The class of the instruction at this pc.
+    pub class: Option<InsnClass>,
     /// Memory cycles by class (indexed as [`MemClass::ALL`]).
     pub memory_cycles: [f64; 5],
     pub accesses: [u64; 5],
@@ -111,10 +113,11 @@ impl CoreProfile {
     }
 
     /// Files one retired instruction: `issue` cycles and its access, if any.
-    pub fn retire(&mut self, pc: u32, issue: u64, access: Option<Access>) {
+    pub fn retire(&mut self, pc: u32, class: InsnClass, issue: u64, access: Option<Access>) {
         let transfer = self.nodes[self.current as usize].transfer;
         let cost = self.cost_at(self.current, pc);
         cost.instructions += 1;
+        cost.class = Some(class);
         // Inside a transfer call the DMA engine stands in for the copy
         // loop: its instructions cost nothing, its tensor bytes bandwidth.
         if !transfer {
@@ -199,14 +202,14 @@ mod tests {
     fn transfers_cost_set_up_and_bandwidth_not_their_instructions() {
         let (copy, memcpy) = (0x100, 0x200);
         let mut p = CoreProfile::new(vec![copy]);
-        p.retire(0x10, 1, Some(Access { addr: TENSOR_BASE, bytes: 4 }));
+        p.retire(0x10, InsnClass::LoadStore, 1, Some(Access { addr: TENSOR_BASE, bytes: 4 }));
         p.call(copy);
         p.call(memcpy); // nested: still the same transfer, no second set-up
-        p.retire(memcpy, 2, Some(Access { addr: TENSOR_BASE + 4, bytes: 4 }));
-        p.retire(memcpy + 3, 2, Some(Access { addr: TCM_BASE, bytes: 4 }));
+        p.retire(memcpy, InsnClass::LoadStore, 2, Some(Access { addr: TENSOR_BASE + 4, bytes: 4 }));
+        p.retire(memcpy + 3, InsnClass::LoadStore, 2, Some(Access { addr: TCM_BASE, bytes: 4 }));
         p.ret();
         p.ret();
-        p.retire(0x13, 1, None);
+        p.retire(0x13, InsnClass::Alu, 1, None);
         assert_eq!(p.transfers, 1);
         let (insns, cycles) = p.totals();
         assert_eq!(insns, 4);

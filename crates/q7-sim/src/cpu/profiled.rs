@@ -3,6 +3,7 @@
 //! nothing for it.
 
 use crate::block::Block;
+use crate::cost::insn_class;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
 use crate::profile::{Access, CoreProfile};
@@ -38,7 +39,7 @@ impl Cpu {
             }
         };
         if self.insns > insns {
-            profile.retire(op.pc, self.cycles - cycles, access);
+            profile.retire(op.pc, insn_class(op.kind), self.cycles - cycles, access);
             match op.kind {
                 Kind::CallN | Kind::CallxN | Kind::Call0 | Kind::Callx0 => profile.call(self.pc),
                 Kind::Ret | Kind::Retw => profile.ret(),

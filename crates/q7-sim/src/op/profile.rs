@@ -26,6 +26,8 @@ pub struct Costs {
     pub instructions: u64,
     pub cycles: f64,
     pub issue_cycles: u64,
+    /// Issue cycles by instruction class name.
+    pub issue_by_class: BTreeMap<&'static str, u64>,
     /// Memory cycles by class name.
     pub memory_cycles: BTreeMap<&'static str, f64>,
     /// Loads and stores by class name.
@@ -37,6 +39,9 @@ impl Costs {
         self.instructions += cost.instructions;
         self.cycles += cost.cycles();
         self.issue_cycles += cost.issue_cycles;
+        if let (Some(class), true) = (cost.class, cost.issue_cycles > 0) {
+            *self.issue_by_class.entry(class.name()).or_default() += cost.issue_cycles;
+        }
         for class in MemClass::ALL {
             let k = class as usize;
             if cost.accesses[k] > 0 || cost.memory_cycles[k] > 0.0 {
@@ -201,6 +206,9 @@ fn merge(into: &mut Costs, from: &Costs) {
     into.instructions += from.instructions;
     into.cycles += from.cycles;
     into.issue_cycles += from.issue_cycles;
+    for (k, v) in &from.issue_by_class {
+        *into.issue_by_class.entry(k).or_default() += v;
+    }
     for (k, v) in &from.memory_cycles {
         *into.memory_cycles.entry(k).or_default() += v;
     }

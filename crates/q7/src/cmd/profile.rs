@@ -145,6 +145,16 @@ fn write_report(out: &mut dyn Write, report: &OpReport, profile: &OpProfile, top
     for class in CLASSES {
         writeln!(out, "{class:>16}  {:>12}", accesses.get(class).copied().unwrap_or(0))?;
     }
+    writeln!(out, "\nissue cycles by instruction class (all cores; per function in --json)")?;
+    let mut issue = std::collections::BTreeMap::new();
+    for c in &profile.cores {
+        for (k, v) in &c.costs.issue_by_class {
+            *issue.entry(*k).or_insert(0u64) += v;
+        }
+    }
+    for class in q7_sim::cost::InsnClass::ALL.map(|c| c.name()) {
+        writeln!(out, "{class:>16}  {:>12}", issue.get(class).copied().unwrap_or(0))?;
+    }
     if profile.lines.is_empty() {
         writeln!(out, "\nlines: none (build with --cflag -g for per-line costs)")?;
     } else {

@@ -91,6 +91,11 @@ fn relu_examples_rank_as_on_trn1_and_name_their_hot_loop() {
         assert_eq!(hot["file"], "relu.cpp", "{folder}: {}", p["lines"]);
         let text = source_line(folder, "relu.cpp", hot["line"].as_u64().unwrap());
         assert!(text.contains("> 0.0"), "{folder}: hot line {hot} is `{text}`");
+        // Issue cycles split by instruction class add up.
+        for core in p["cores"].as_array().unwrap() {
+            let by_class: u64 = core["issue_by_class"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+            assert_eq!(by_class, core["issue_cycles"].as_u64().unwrap(), "{folder}: {core}");
+        }
         cycles.push(p["cycles"].as_f64().unwrap());
     }
     let (accessor, tcm, eight) = (cycles[0], cycles[1], cycles[2]);
