@@ -17,6 +17,7 @@ tools=(
   "qemu-system-xtensa:qemu-system-misc"
   "cc:gcc"
   "python3:python3"
+  "chromium:chromium"
 )
 
 missing=()

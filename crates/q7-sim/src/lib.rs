@@ -38,6 +38,7 @@ pub mod mem;
 pub mod npy;
 pub mod op;
 pub mod output;
+pub mod profile;
 pub mod ps;
 pub mod stop;
 pub mod uop;

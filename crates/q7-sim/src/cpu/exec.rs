@@ -31,7 +31,7 @@ impl From<Stop> for Trap {
     }
 }
 
-type Step = Result<(), Trap>;
+pub(super) type Step = Result<(), Trap>;
 
 impl Cpu {
     /// Executes `block` from its start, and when it is a whole
@@ -166,7 +166,7 @@ impl Cpu {
     /// Moves to the next pc, applying the zero-overhead loop-back when the
     /// sequential path reaches LEND.
     #[inline(always)]
-    fn advance(&mut self) {
+    pub(super) fn advance(&mut self) {
         let mut next = self.next_pc;
         if self.taken {
             self.cycles += TAKEN_BRANCH;
@@ -179,7 +179,7 @@ impl Cpu {
 
     /// Ends a block early at op `i`, which trapped.
     #[cold]
-    fn trap(&mut self, ops: &[Op], i: usize, trap: Trap) -> Result<(), Event> {
+    pub(super) fn trap(&mut self, ops: &[Op], i: usize, trap: Trap) -> Result<(), Event> {
         self.insns += i as u64;
         self.cycles += ops[..i].iter().map(|op| u64::from(op.cycles)).sum::<u64>();
         match trap {
@@ -310,7 +310,7 @@ impl Cpu {
     /// Executes one op. Straight-line ops touch only registers and memory;
     /// control ops set `next_pc`/`taken`.
     #[inline(always)]
-    fn step(&mut self, mem: &mut Memory, op: &Op) -> Step {
+    pub(super) fn step(&mut self, mem: &mut Memory, op: &Op) -> Step {
         // Assigns fields directly: `r` (a borrow of `self.ar`) may be live.
         macro_rules! branch_if {
             ($cond:expr) => {{

@@ -10,12 +10,14 @@
 mod exception;
 mod exec;
 mod fp;
+mod profiled;
 mod sregs;
 mod window;
 
 use crate::block::{BlockCache, Fetcher};
 use crate::config::CoreConfig;
 use crate::mem::Memory;
+use crate::profile::CoreProfile;
 
 pub use crate::stop::{cause, Stop};
 
@@ -164,6 +166,8 @@ pub struct Core {
     cache: BlockCache,
     /// Print every executed instruction to stderr.
     pub trace: bool,
+    /// Price and file every instruction (the profiling path, slower).
+    pub profile: Option<Box<CoreProfile>>,
     /// Stop with [`Event::Halted`] when the pc gets here.
     pub halt_pc: Option<u32>,
     /// Addresses that raise [`Event::Hook`], and a 256-bit filter over
@@ -184,6 +188,7 @@ impl Core {
             cpu: Cpu::new(id, config),
             cache: BlockCache::new(),
             trace: false,
+            profile: None,
             halt_pc: None,
             hooks: Vec::new(),
             hook_filter: [0; 4],
@@ -237,6 +242,12 @@ impl Core {
                 Ok(block) => block,
                 Err(stop) => return Event::Stopped(stop),
             };
+            if let Some(profile) = self.profile.as_deref_mut() {
+                if let Err(event) = self.cpu.exec_op_profiled(mem, block, profile) {
+                    return event;
+                }
+                continue;
+            }
             if self.trace {
                 if let Err(event) = self.cpu.exec_block_traced(mem, block) {
                     return event;

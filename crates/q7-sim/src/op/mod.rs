@@ -26,6 +26,7 @@ pub mod image;
 mod launch_block;
 mod lookup;
 mod placement;
+pub mod profile;
 mod report;
 mod session;
 pub mod shape_program;

@@ -11,6 +11,7 @@ use q7_target::memmap::{
 use super::args::KernelArg;
 use super::launch_block::{self, CoreLaunch, Descriptor};
 use super::placement::{self, Destination, Placement};
+use super::profile::{self, OpProfile};
 use super::report::{
     CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
 };
@@ -164,6 +165,28 @@ impl OpSession {
     /// Runs all cores and collects the output.
     pub fn run(mut self) -> Result<OpReport, OpError> {
         let end = self.machine.run();
+        self.finish(end)
+    }
+
+    /// Runs on the profiling path: every instruction priced by the
+    /// memory-class model (`crate::cost::MODEL`) and filed per call stack.
+    /// The report's per-core cycles are then the model's.
+    pub fn run_profiled(mut self) -> Result<(OpReport, OpProfile), OpError> {
+        for (core, image) in self.machine.cores.iter_mut().zip(&self.images) {
+            core.profile = Some(profile::collector(image));
+        }
+        let end = self.machine.run();
+        let collected: Vec<_> =
+            self.machine.cores.iter_mut().filter_map(|core| core.profile.take()).map(|p| *p).collect();
+        let summary = profile::summarize(&self.images, &collected);
+        let mut report = self.finish(end)?;
+        for (stats, row) in report.stats.iter_mut().zip(&summary.cores) {
+            stats.cycles = row.costs.cycles.round() as u64;
+        }
+        Ok((report, summary))
+    }
+
+    fn finish(mut self, end: RunEnd) -> Result<OpReport, OpError> {
         self.machine.output.flush();
         let states = self.machine.states.clone();
         let (output, output_addr) = self.collect_output().unzip();

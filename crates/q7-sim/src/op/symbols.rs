@@ -55,6 +55,16 @@ impl FunctionTable {
         self.starts.dedup_by_key(|s| s.0);
     }
 
+    /// Entry addresses of the functions named `name` (demangled, without
+    /// namespaces or parameters: `q7_tensor_to_tcm` finds `at::q7_tensor_to_tcm(…)`).
+    pub fn entries_named(&self, name: &str) -> Vec<u32> {
+        let base = |full: &str| {
+            let head = full.split('(').next().unwrap_or(full);
+            head.rsplit("::").next().unwrap_or(head).to_string()
+        };
+        self.starts.iter().filter(|s| base(&s.2) == name).map(|s| s.0).collect()
+    }
+
     /// The function whose symbol is at or below `pc` (and, when the symbol
     /// has a size, covers it).
     pub fn containing(&self, pc: u32) -> Option<(&str, u32)> {
@@ -88,6 +98,28 @@ pub fn source_line(debug: &DebugElf, pc: u32) -> Option<(String, u32)> {
     let location = context.find_location(probe).ok()??;
     let name = location.file?.rsplit('/').next()?.to_string();
     Some((name, location.line?))
+}
+
+/// The source lines of `pcs` (as [`source_line`]), reading the DWARF once.
+pub fn source_lines(debug: &DebugElf, pcs: &[u32]) -> Vec<Option<(String, u32)>> {
+    let none = || vec![None; pcs.len()];
+    let Ok(file) = ElfFile::parse(&debug.bytes) else { return none() };
+    if file.section_by_name(".debug_line").is_none() {
+        return none();
+    }
+    let load = |id: gimli::SectionId| -> Result<gimli::EndianSlice<'_, gimli::LittleEndian>, gimli::Error> {
+        let data = file.section_by_name(id.name()).map_or(&[][..], |s| s.data());
+        Ok(gimli::EndianSlice::new(data, gimli::LittleEndian))
+    };
+    let Some(context) = gimli::Dwarf::load(load).ok().and_then(|d| addr2line::Context::from_dwarf(d).ok()) else {
+        return none();
+    };
+    pcs.iter()
+        .map(|pc| {
+            let location = context.find_location(u64::from(pc.wrapping_sub(debug.delta))).ok()??;
+            Some((location.file?.rsplit('/').next()?.to_string(), location.line?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

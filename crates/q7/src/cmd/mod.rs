@@ -9,6 +9,7 @@ mod lsp;
 mod oracle;
 mod pack;
 mod prelink;
+mod profile;
 mod run;
 mod run_bare;
 mod strip;
@@ -44,6 +45,7 @@ enum Command {
     OracleWorker(oracle::WorkerArgs),
     Pack(pack::Args),
     Prelink(prelink::Args),
+    Profile(profile::Args),
     Run(run::Args),
     RunBare(run_bare::Args),
     Strip(strip::Args),
@@ -62,6 +64,7 @@ pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::OracleWorker(a) => oracle::run_worker(a),
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
+        Command::Profile(a) => profile::run(a, matches.subcommand_matches("profile")),
         Command::Run(a) => run::run(a, matches.subcommand_matches("run")),
         Command::RunBare(a) => run_bare::run(a),
         Command::Strip(a) => strip::run(a),

@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
 use q7_sim::machine::RunLimits;
 use q7_sim::npy::{self, Array};
+use q7_sim::op::profile::OpProfile;
 use q7_sim::op::{ArgValue, Destination, Failure, Number, OpError, OpLibrary, OpOptions, OpReport, TensorArg};
 use q7_target::schema::ArgKind;
 use q7_target::DType;
@@ -42,7 +43,7 @@ use q7_target::DType;
 /// they stop the op with status 7 and their message, whatever --no-checks
 /// says. --no-sdk-checks turns the range, dtype and rank checks off, to see
 /// what the hardware would do (q7's checks then still report stray accesses).
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct Args {
     /// Build directory or image file.
     #[arg(value_name = "IMAGE")]
@@ -83,9 +84,9 @@ pub struct Args {
     /// Print every executed instruction (very slow).
     #[arg(long)]
     trace: bool,
-    /// Print instructions and cycles per core (cost model: q7_sim::cost).
+    /// Print instructions and cycles per core (the memory-class cost model of `q7 profile`, docs/COST_MODEL.md).
     #[arg(long)]
-    stats: bool,
+    pub(super) stats: bool,
     /// Seed for the core interleaving (0 = plain round-robin).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -106,7 +107,7 @@ pub struct Args {
     strict: bool,
     /// Print a JSON report on stdout (core output goes into it).
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// On a fault, also print the faulting core's memory map.
     #[arg(short, long)]
     verbose: bool,
@@ -141,7 +142,15 @@ fn argument_order(matches: Option<&ArgMatches>, args: &Args) -> Vec<(usize, &'st
 }
 
 pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
-    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, &args))?;
+    // --stats prices the run with the same model as `q7 profile`.
+    let (report, profile) = execute(&args, matches, args.stats)?;
+    finish(&args, report, profile.as_ref())
+}
+
+/// Opens the op, reads the inputs and runs it as the flags say; on the
+/// profiling path when `profiled` (also what `q7 profile` runs).
+pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Result<(OpReport, Option<OpProfile>)> {
+    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, args))?;
     // Inputs first: the arguments borrow their bytes.
     let arrays: Vec<Array> = args
         .inputs
@@ -153,7 +162,7 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         .collect::<Result<_>>()?;
     let (mut next_in, mut next) = (0, [0usize; 4]);
     let mut values = Vec::new();
-    for (_, id) in argument_order(matches, &args) {
+    for (_, id) in argument_order(matches, args) {
         let mut take = |slot: usize| {
             next[slot] += 1;
             next[slot] - 1
@@ -176,7 +185,7 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
     let shaped = if args.dst_shape.is_some() && args.dst_dtype.is_some() {
         None
     } else {
-        library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, &args))?
+        library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, args))?
     };
     let options = OpOptions {
         limits: RunLimits {
@@ -190,11 +199,16 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         trace: args.trace,
         stream_output: !args.json,
         heap_per_core: None,
-        dst: destination(&args, &arrays, shaped)?,
+        dst: destination(args, &arrays, shaped)?,
         function_index: args.index,
     };
-    let report = library.run(&args.function, &values, &options).map_err(|e| with_hint(e, &args))?;
-    finish(&args, report)
+    let session = library.prepare(&args.function, &values, &options).map_err(|e| with_hint(e, args))?;
+    if profiled {
+        let (report, profile) = session.run_profiled().map_err(|e| with_hint(e, args))?;
+        Ok((report, Some(profile)))
+    } else {
+        Ok((session.run().map_err(|e| with_hint(e, args))?, None))
+    }
 }
 
 /// The destination tensor: the shape function's (`shaped`) or the first
@@ -237,15 +251,16 @@ fn flag_for(kind: ArgKind) -> &'static str {
     }
 }
 
-fn finish(args: &Args, report: OpReport) -> Result<()> {
+/// Writes the output and prints what the flags ask; an error for a failed run.
+pub fn finish(args: &Args, report: OpReport, profile: Option<&OpProfile>) -> Result<()> {
     if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
         let array = Array { dtype: output.dtype, shape: output.shape.clone(), data: output.data.clone() };
         crate::io::write_output(path, &npy::write(&array))?;
     }
     if args.json {
         crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref() })?;
-    } else if args.stats {
-        print_stats(&report);
+    } else if let (true, Some(profile)) = (args.stats, profile) {
+        print_stats(&report, profile);
     }
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
@@ -298,7 +313,7 @@ struct JsonReport<'a> {
     output_path: Option<&'a Path>,
 }
 
-fn print_stats(report: &OpReport) {
+fn print_stats(report: &OpReport, profile: &OpProfile) {
     eprintln!("core  instructions        cycles  blocks");
     let (mut insns, mut cycles) = (0u64, 0u64);
     for s in &report.stats {
@@ -312,6 +327,7 @@ fn print_stats(report: &OpReport) {
         secs,
         insns as f64 / secs / 1e6
     );
+    eprintln!("{}", super::profile::estimate_line(profile));
 }
 
 #[cfg(test)]

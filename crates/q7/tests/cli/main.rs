@@ -44,6 +44,7 @@ mod patterns_run;
 mod prelink_cli;
 mod prelink_errors;
 mod prelink_rebase_oracle;
+mod profile;
 mod run_api;
 mod run_bare;
 mod run_checks;
