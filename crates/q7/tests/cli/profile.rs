@@ -149,7 +149,23 @@ fn flame_graph_renders_in_headless_chromium() {
     let png = dir.path().join("flame.png");
     let screenshot = format!("--screenshot={}", png.display());
     let url = format!("file://{}", svg.display());
-    let args = ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,400", &screenshot, &url];
+    // A fresh profile and no background networking: this machine's network
+    // is closed, and Chromium would otherwise keep trying to reach it.
+    let profile_dir = format!("--user-data-dir={}", dir.path().join("chromium-profile").display());
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        &profile_dir,
+        "--window-size=1200,400",
+        &screenshot,
+        &url,
+    ];
     let Some(out) = q7_testkit::peer("chromium", &args) else { return };
     assert!(out.status.success(), "chromium: {}", text(&out.stderr));
     let bytes = std::fs::read(&png).expect("chromium wrote no screenshot");
