@@ -9,6 +9,7 @@ bytes the simulator handed back (no copy on the Python side).
 """
 
 import ctypes
+import json
 import sys
 import time
 import warnings
@@ -57,6 +58,57 @@ def stats(op=None):
     if op is not None:
         return _STATS.setdefault(op, OpStats()).as_dict()
     return {name: s.as_dict() for name, s in _STATS.items()}
+
+
+class Profile:
+    """Profiles of the op calls made while it is active (`with q7.profile() as p:`).
+
+    `p.calls` lists one dict per call: `op` ("ns::name") and `profile`, the
+    report `q7 profile` prints as JSON (cost model, predicted device seconds,
+    per core, per function, per source line, folded call stacks). The
+    prediction is an estimate of the memory-class cost model
+    (docs/COST_MODEL.md), not a measurement.
+    """
+
+    def __init__(self):
+        self.calls = []
+
+    def __enter__(self):
+        _PROFILERS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _PROFILERS.remove(self)
+        return False
+
+    def predicted_seconds(self, op=None):
+        """The model's predicted device time of all calls (of `op` only, if given)."""
+        return sum(c["profile"]["predicted_seconds"] for c in self.calls if op is None or c["op"] == op)
+
+    def summary(self, top=5):
+        """A short text report: per op, calls and predicted time; the costliest functions."""
+        by_op = {}
+        for c in self.calls:
+            entry = by_op.setdefault(c["op"], {"calls": 0, "seconds": 0.0, "functions": {}})
+            entry["calls"] += 1
+            entry["seconds"] += c["profile"]["predicted_seconds"]
+            for f in c["profile"]["functions"]:
+                entry["functions"][f["function"]] = entry["functions"].get(f["function"], 0.0) + f["cycles"]
+        model = self.calls[0]["profile"]["model"]["name"] if self.calls else "-"
+        lines = [f"q7 profile: {len(self.calls)} op calls, cost model {model} (estimates)"]
+        for op, e in by_op.items():
+            lines.append(f"  {op}: {e['calls']} calls, predicted {e['seconds'] * 1e3:.3f} ms on the device")
+            for name, cycles in sorted(e["functions"].items(), key=lambda kv: -kv[1])[:top]:
+                lines.append(f"    {cycles:14.0f} cycles  {name}")
+        return "\n".join(lines)
+
+
+_PROFILERS = []
+
+
+def profile():
+    """A context manager that profiles every q7 op call made inside it."""
+    return Profile()
 
 
 class BoundOp:
@@ -115,8 +167,8 @@ class BoundOp:
                 f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
             )
         try:
-            output, stdout, stderr, insns, simulated, unwritten = self.compute.run(
-                self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS
+            output, stdout, stderr, insns, simulated, unwritten, profiled = self.compute.run(
+                self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS, bool(_PROFILERS)
             )
         except _q7.SimulationError as e:
             message, stdout, stderr = e.args
@@ -130,6 +182,10 @@ class BoundOp:
         _echo(stdout, stderr)
         if unwritten:
             warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
+        if profiled is not None:
+            record = {"op": self.qualified, "profile": json.loads(profiled)}
+            for p in _PROFILERS:
+                p.calls.append(record)
         out = _as_tensor(output, meta.dtype, meta.shape)
         s = self.stats
         s.calls += 1

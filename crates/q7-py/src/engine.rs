@@ -120,6 +120,9 @@ pub struct RunInfo {
     /// Output elements no core wrote, when there were some (not an error:
     /// an op may mean to leave zeros).
     pub unwritten: Option<String>,
+    /// With profiling asked for: `q7 profile`'s report (the memory-class
+    /// cost model's estimate), as JSON.
+    pub profile: Option<String>,
 }
 
 /// Why a run failed: the machine's findings, or a launch problem.
@@ -137,6 +140,7 @@ pub fn run(
     inputs: &[Input<'_>],
     dst: (DType, Vec<usize>),
     max_insns: u64,
+    profile: bool,
 ) -> Result<RunInfo, Failure> {
     let args: Vec<ArgValue<'_>> = inputs
         .iter()
@@ -161,7 +165,12 @@ pub fn run(
     let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
     let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
     let started = Instant::now();
-    let mut report = session.run().map_err(launch_error)?;
+    let (mut report, profiled) = if profile {
+        let (report, profiled) = session.run_profiled().map_err(launch_error)?;
+        (report, serde_json::to_string(&profiled).ok())
+    } else {
+        (session.run().map_err(launch_error)?, None)
+    };
     let simulated = started.elapsed();
     let fail = |message: String| Failure { message, stdout: report.stdout.clone(), stderr: report.stderr.clone() };
     let mut problems: Vec<String> = Vec::new();
@@ -202,5 +211,6 @@ pub fn run(
         unwritten: report.unwritten_output.as_ref().map(|u| u.to_string()),
         instructions: report.instructions(),
         simulated,
+        profile: profiled,
     })
 }

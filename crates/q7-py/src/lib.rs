@@ -82,8 +82,9 @@ impl Output {
 }
 
 /// What `Compute.run` returns: (output, stdout, stderr, instructions,
-/// simulated seconds, note on unwritten output elements or None).
-type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>);
+/// simulated seconds, note on unwritten output elements or None, profile
+/// JSON or None).
+type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>);
 
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
@@ -110,11 +111,14 @@ impl Compute {
         self.loaded.cores()
     }
 
-    /// run(function, args, dst_dtype, dst_shape, max_insns) -> (output,
-    /// stdout, stderr, instructions, simulated_seconds, unwritten_note). The output has the
+    /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False) -> (output,
+    /// stdout, stderr, instructions, simulated_seconds, unwritten_note,
+    /// profile_json). With `profile`, the run takes the profiling path and
+    /// returns `q7 profile`'s report as JSON. The output has the
     /// destination's dtype and shape. A finding raises
     /// SimulationError(message, stdout, stderr).
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -123,6 +127,7 @@ impl Compute {
         dst_dtype: String,
         dst_shape: Vec<usize>,
         max_insns: u64,
+        profile: bool,
     ) -> PyResult<RunResult<'py>> {
         let inputs = args.iter().map(args::input).collect::<PyResult<Vec<_>>>()?;
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
@@ -130,7 +135,8 @@ impl Compute {
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
             ))
         })?;
-        let outcome = py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns));
+        let outcome =
+            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns, profile));
         match outcome {
             Ok(info) => Ok((
                 Output { data: info.output },
@@ -139,6 +145,7 @@ impl Compute {
                 info.instructions,
                 info.simulated.as_secs_f64(),
                 info.unwritten,
+                info.profile,
             )),
             Err(failure) => Err(SimulationError::new_err((
                 failure.message,
