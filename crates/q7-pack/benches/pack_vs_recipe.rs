@@ -84,7 +84,13 @@ fn main() {
         assert!(status.success(), "q7 pack {}: {status}", input.display());
     };
     run_q7(); // warm the page cache for the binary
-    let (mut process, mut recipe_side) = (Vec::new(), Vec::new());
+    let (mut process, mut recipe_side, mut floor) = (Vec::new(), Vec::new(), Vec::new());
+    // What starting any process costs here: no single process can beat the
+    // recipe by more than the recipe's time over this.
+    let mut run_true = || {
+        let status = Command::new("true").status().expect("run true");
+        assert!(status.success());
+    };
     let (mut q7_cpu, mut recipe_cpu) = (Duration::ZERO, Duration::ZERO);
     for _ in 0..PROCESS_RUNS {
         let before = children_cpu();
@@ -92,10 +98,17 @@ fn main() {
         let between = children_cpu();
         recipe_side.push(time(recipe));
         q7_cpu += between - before;
+        floor.push(time(&mut run_true));
         recipe_cpu += children_cpu() - between;
     }
     let what = "q7 pack as a process";
-    print_row(&name, bytes.len(), what, median(process), PROCESS_RUNS, median(recipe_side), PROCESS_RUNS);
+    let (recipe_median, floor) = (median(recipe_side), median(floor));
+    print_row(&name, bytes.len(), what, median(process), PROCESS_RUNS, recipe_median, PROCESS_RUNS);
+    println!(
+        "process start floor (`true` as a process): {:.1} µs (median of {PROCESS_RUNS}); the recipe over it, the most any one process can reach: {:.0}×",
+        floor.as_secs_f64() * 1e6,
+        recipe_median.as_secs_f64() / floor.as_secs_f64().max(1e-9)
+    );
     // The same format as the rows above, so scripts/bench.sh reads it too.
     let runs = PROCESS_RUNS as f64;
     println!(
