@@ -81,6 +81,9 @@ fn main() {
         .iter()
         .flat_map(|p| std::fs::read_dir(p).expect("project dir").filter_map(|e| e.ok().map(|e| e.path())))
         .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        // Shape sources register ops for the host (libtorch); they are not
+        // compiled for the device.
+        .filter(|p| !std::fs::read_to_string(p).is_ok_and(|text| text.contains("NEURON_LIBRARY")))
         .collect();
     sources.sort();
 
