@@ -18,8 +18,6 @@
 //!
 //! Every piece also ends at the next label, as before.
 
-use q7_isa::IsaOptions;
-
 use super::image::{Image, Region};
 use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
 use super::steps::{Kind, Steps};
@@ -64,12 +62,13 @@ impl BoundarySource {
     }
 }
 
-/// The pieces of `start..end` of `region`, in address order.
-pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
+/// The pieces of `start..end` of `region`, in address order; `steps` are
+/// the region's decodes, kept for the listing.
+pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Vec<Piece> {
     let mut modes = match &region.blocks {
         // A literal table says nothing of the bytes between its blocks: code.
         Some(blocks) => table_modes(blocks, start, end, region.boundaries == BoundarySource::PropertyTable),
-        None => target_modes(image, region, start, end, isa),
+        None => target_modes(image, region, start, end, steps),
     };
     cut_at_labels(region, &mut modes);
     modes
@@ -105,18 +104,17 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool)
 }
 
 /// Code everywhere, literal words at `l32r` targets, cut at branch targets.
-fn target_modes(image: &Image, region: &Region, start: u64, end: u64, isa: &IsaOptions) -> Vec<Piece> {
+fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Vec<Piece> {
     let linked = image.is_linked();
-    let mut steps = Steps::new(region.bytes, region.addr, isa);
     let whole = vec![Piece { start, end, mode: Mode::Code }];
-    let mut found = collect_targets(region, &with_labels(region, whole), &mut steps, linked);
+    let mut found = collect_targets(region, &with_labels(region, whole), steps, linked);
     found.fill_pool_gaps(region);
     found.extend_pools(image, region);
     // Sweep again with the cuts found, until the listing's own targets are the
     // cuts (usually the second pass): a "target" read out of data that a cut
     // shows to be data disappears.
     for _ in 1..MAX_PASSES {
-        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), &mut steps, linked);
+        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), steps, linked);
         next.fill_pool_gaps(region);
         next.extend_pools(image, region);
         if next == found {

@@ -16,6 +16,7 @@ use q7_isa::{sweep, DecodeError, Insn, IsaOptions, Opcode};
 
 use super::image::{Image, Region};
 use super::plan::{pieces, Mode};
+use super::steps::Steps;
 
 /// Most bytes on one `.byte` line.
 pub const BYTES_PER_LINE: usize = 4;
@@ -77,7 +78,9 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
     for span in spans {
         let region = &image.regions[span.region];
         sink.section(image, region, span)?;
-        for piece in pieces(image, region, span.start, span.end, isa) {
+        // One decode per instruction: the boundary sweeps' decodes are listed.
+        let mut steps = Steps::new(region.bytes, region.addr, isa);
+        for piece in pieces(image, region, span.start, span.end, &mut steps) {
             // Span bounds lie inside the region, so these fit in u32 and usize.
             let pc = piece.start as u32;
             if piece.start == span.start || region.labels.at(pc).is_some() {
@@ -87,7 +90,7 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
             let to = (piece.end - u64::from(region.addr)) as usize;
             let bytes = &region.bytes[from..to];
             lines += match piece.mode {
-                Mode::Code => list_code(image, region, bytes, pc, isa, sink)?,
+                Mode::Code => list_code(image, region, from, to, &mut steps, sink)?,
                 Mode::Literal => list_literals(image, region, bytes, pc, sink)?,
                 Mode::Data => list_bytes(image, region, bytes, pc, Content::Data, sink)?,
             };
@@ -96,30 +99,41 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
     Ok(lines)
 }
 
+/// Lists region offsets `from..to` as [`q7_isa::sweep()`] would step them,
+/// taking each instruction from `steps` when it holds it.
 fn list_code(
     image: &Image,
     region: &Region,
-    bytes: &[u8],
-    pc: u32,
-    isa: &IsaOptions,
+    from: usize,
+    to: usize,
+    steps: &mut Steps,
     sink: &mut dyn Sink,
 ) -> io::Result<u64> {
     let mut lines = 0;
-    for item in sweep(bytes, pc, isa) {
-        match item.result {
+    let mut at = from;
+    while at < to {
+        let pc = region.addr.wrapping_add(at as u32);
+        let (len, result) = match steps.insn(at, to) {
+            Some(insn) => (usize::from(insn.len), Ok(insn)),
+            None => {
+                // Not kept (undecodable, cut by the piece end, or a region
+                // too large to memoise): one step of the sweep itself.
+                let item = sweep(&region.bytes[at..to], pc, steps.isa()).next().expect("bytes remain");
+                (item.len(), item.result)
+            }
+        };
+        let bytes = &region.bytes[at..at + len];
+        at += len;
+        match result {
             Ok(insn) => {
                 let literal = match insn.op {
                     Opcode::L32r => insn.target().and_then(|addr| image.literal_at(addr)),
                     _ => None,
                 };
-                sink.line(
-                    image,
-                    region,
-                    &Line { pc: item.pc, bytes: item.bytes, content: Content::Insn(insn), literal },
-                )?;
+                sink.line(image, region, &Line { pc, bytes, content: Content::Insn(insn), literal })?;
                 lines += 1;
             }
-            Err(error) => lines += list_bytes(image, region, item.bytes, item.pc, Content::Undecodable(error), sink)?,
+            Err(error) => lines += list_bytes(image, region, bytes, pc, Content::Undecodable(error), sink)?,
         }
     }
     Ok(lines)
