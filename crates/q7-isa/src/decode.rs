@@ -1,6 +1,5 @@
 //! Decoding bytes into [`Insn`]s.
 
-use crate::format;
 use crate::insn::{Insn, Operands};
 use crate::length::{length_class, LengthClass};
 use crate::options::IsaOptions;
@@ -67,7 +66,7 @@ pub fn decode_word(word: u32, len: u8, pc: u32, opts: &IsaOptions) -> Result<Ins
     // Bits beyond the instruction's length belong to the next instruction.
     let word = if len >= 4 { word } else { word & ((1u32 << (8 * u32::from(len))) - 1) };
     let unknown = DecodeError::Unknown { word, len };
-    for spec in table::rows_for_op0(format::op0(word)) {
+    for spec in table::rows_for_word(word) {
         if spec.pattern.len != len || !spec.pattern.matches(word) || !spec.available(opts) {
             continue;
         }

@@ -448,34 +448,107 @@ pub(crate) static TABLE: &[Spec] = &[
     spec(IllN, st3(6).s(0), NONE, DENSITY),
 ];
 
-/// Table indices grouped by op0, and the row of every opcode.
+/// Table indices grouped by op0 and two more opcode nibbles, and the row of
+/// every opcode.
 struct Index {
-    by_op0: [Vec<u16>; 16],
+    by_op0: [Op0Rows; 16],
+    /// The rows of every sub-bucket, in table order, back to back.
+    rows: Vec<u16>,
     by_opcode: Vec<Option<u16>>,
+}
+
+/// The rows of one op0, split by the values of the two nibbles most of them
+/// fix, so a decode tries a handful of rows instead of every row of the op0
+/// (QRST alone has hundreds). A row that leaves a key nibble (partly) free is
+/// in every sub-bucket it can match; each keeps table order, so the first
+/// match is the same row as in a scan of the whole table.
+struct Op0Rows {
+    /// Bit positions of the two key nibbles.
+    shifts: [u32; 2],
+    /// Range in `Index::rows` of each key `high nibble << 4 | low nibble`.
+    ranges: Vec<(u32, u32)>,
+}
+
+impl Op0Rows {
+    fn key(&self, word: u32) -> usize {
+        ((word >> self.shifts[0] & 0xf) << 4 | (word >> self.shifts[1] & 0xf)) as usize
+    }
+}
+
+/// The two nibbles (bit positions 4..24) fixed by the most of `rows`.
+fn key_shifts(rows: &[u16]) -> [u32; 2] {
+    let fixing =
+        |shift: u32| rows.iter().filter(|&&row| TABLE[usize::from(row)].pattern.mask >> shift & 0xf == 0xf).count();
+    let mut shifts: Vec<u32> = (1..6).map(|nibble| nibble * 4).collect();
+    // Most-fixing first; ties keep the lower nibble first (stable sort).
+    shifts.sort_by_key(|&shift| std::cmp::Reverse(fixing(shift)));
+    [shifts[0], shifts[1]]
+}
+
+/// The keys (`high << 4 | low` nibble values at `shifts`) of the words
+/// `spec` can match: every value of a key nibble's free bits.
+fn keys_of(spec: &Spec, shifts: [u32; 2]) -> impl Iterator<Item = usize> {
+    let [high, low] = shifts.map(|shift| {
+        let (mask, value) = (spec.pattern.mask >> shift & 0xf, spec.pattern.value >> shift & 0xf);
+        (value & mask, !mask & 0xf)
+    });
+    // Every value whose set bits are free, added to the fixed ones.
+    let expand = |(fixed, free): (u32, u32)| (0..16u32).filter(move |v| v & !free == 0).map(move |v| fixed | v);
+    expand(high).flat_map(move |h| expand(low).map(move |l| (h << 4 | l) as usize))
+}
+
+/// Splits one op0's rows (table order) by key, appending them to `rows`:
+/// counted first, then placed, so no per-key allocation.
+fn split_by_key(bucket: &[u16], rows: &mut Vec<u16>) -> Op0Rows {
+    let shifts = key_shifts(bucket);
+    let mut counts = [0u32; 256];
+    for &row in bucket {
+        keys_of(&TABLE[usize::from(row)], shifts).for_each(|key| counts[key] += 1);
+    }
+    let base = rows.len() as u32;
+    let mut ranges = Vec::with_capacity(256);
+    let mut next = base;
+    for count in counts {
+        ranges.push((next, next));
+        next += count;
+    }
+    rows.resize(next as usize, 0);
+    for &row in bucket {
+        for key in keys_of(&TABLE[usize::from(row)], shifts) {
+            let slot = &mut ranges[key].1;
+            rows[*slot as usize] = row;
+            *slot += 1;
+        }
+    }
+    Op0Rows { shifts, ranges }
 }
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut by_op0: [Vec<u16>; 16] = Default::default();
+        let mut op0_rows: [Vec<u16>; 16] = Default::default();
         let mut by_opcode = vec![None; Opcode::ALL.len()];
         for (row, spec) in TABLE.iter().enumerate() {
             let row = row as u16;
-            if let Some(bucket) = by_op0.get_mut((spec.pattern.value & 0xf) as usize) {
+            if let Some(bucket) = op0_rows.get_mut((spec.pattern.value & 0xf) as usize) {
                 bucket.push(row);
             }
             if let Some(slot) = by_opcode.get_mut(spec.op as usize) {
                 *slot = Some(row);
             }
         }
-        Index { by_op0, by_opcode }
+        let mut rows = Vec::new();
+        let by_op0 = op0_rows.map(|bucket| split_by_key(&bucket, &mut rows));
+        Index { by_op0, rows, by_opcode }
     })
 }
 
-/// The rows whose major opcode is `op0`.
-pub(crate) fn rows_for_op0(op0: u32) -> impl Iterator<Item = &'static Spec> {
-    let rows = index().by_op0.get(op0 as usize & 0xf).map(Vec::as_slice).unwrap_or(&[]);
-    rows.iter().filter_map(|&row| TABLE.get(usize::from(row)))
+/// The rows that may match `word` (op0 in its low nibble), in table order.
+pub(crate) fn rows_for_word(word: u32) -> impl Iterator<Item = &'static Spec> {
+    let index = index();
+    let op0 = &index.by_op0[(word & 0xf) as usize];
+    let (start, end) = op0.ranges[op0.key(word)];
+    index.rows[start as usize..end as usize].iter().filter_map(|&row| TABLE.get(usize::from(row)))
 }
 
 /// The row that encodes `op` (every opcode has exactly one).
@@ -487,6 +560,32 @@ pub(crate) fn spec_of(op: Opcode) -> Option<&'static Spec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indexed_rows_find_the_first_matching_row() {
+        // Every row's own encoding with its free bits pseudo-random, plus
+        // pseudo-random words: the index's first match is the table's.
+        let mut state = 0x9e37_79b9u32;
+        let mut next = || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            state >> 8
+        };
+        let mut words: Vec<u32> = (0..200_000).map(|_| next()).collect();
+        for spec in TABLE {
+            for _ in 0..64 {
+                words.push(next() & !spec.pattern.mask | spec.pattern.value);
+            }
+        }
+        for word in words {
+            for len in [2u8, 3] {
+                let word = if len == 2 { word & 0xffff } else { word };
+                let first = |spec: &&Spec| spec.pattern.len == len && spec.pattern.matches(word);
+                let scanned = TABLE.iter().filter(|s| s.pattern.value & 0xf == word & 0xf).find(first);
+                let indexed = rows_for_word(word).find(first);
+                assert_eq!(scanned.map(|s| s.op), indexed.map(|s| s.op), "word {word:#08x} len {len}");
+            }
+        }
+    }
 
     #[test]
     fn every_opcode_has_one_row() {
