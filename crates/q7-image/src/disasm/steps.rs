@@ -44,7 +44,11 @@ pub struct Steps<'a> {
 impl<'a> Steps<'a> {
     pub fn new(bytes: &'a [u8], base: u32, isa: &IsaOptions) -> Steps<'a> {
         let memo = if bytes.len() <= MAX_MEMO_BYTES { vec![0; bytes.len()] } else { Vec::new() };
-        Steps { bytes, base, isa: *isa, memo, insns: Vec::new() }
+        // Room for as many instructions as the bytes can hold (two bytes
+        // each, at most the index's limit) so growing never copies them; the
+        // pages are touched only as instructions are kept.
+        let room = if memo.is_empty() { 0 } else { (bytes.len() / 2 + 1).min(NOT_KEPT as usize) };
+        Steps { bytes, base, isa: *isa, memo, insns: Vec::with_capacity(room) }
     }
 
     pub fn isa(&self) -> &IsaOptions {
