@@ -120,6 +120,12 @@ fn needs_escape(b: u8) -> bool {
 
 impl<W: std::io::Write> std::io::Write for Escaping<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Almost all text has no control bytes: one branch-free pass (which
+        // the compiler vectorises) decides, and the bytes go out whole.
+        if !buf.iter().fold(false, |seen, &b| seen | needs_escape(b)) {
+            self.0.write_all(buf)?;
+            return Ok(buf.len());
+        }
         let mut start = 0;
         for (i, &b) in buf.iter().enumerate() {
             if needs_escape(b) {
