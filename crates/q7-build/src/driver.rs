@@ -121,9 +121,14 @@ fn check_sources(sources: &[PathBuf]) -> Result<(), BuildError> {
 /// second build into the same directory waits instead of racing this one.
 fn lock_build_dir(dir: &Path) -> Result<std::fs::File, BuildError> {
     let path = dir.join(".q7-build.lock");
-    let file =
-        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_err(&path))?;
-    file.lock().map_err(io_err(&path))?;
+    lock_file(&path).map_err(io_err(&path))
+}
+
+/// Opens (creating) `path` and waits for an exclusive lock on it; the lock
+/// lasts as long as the returned file.
+pub(crate) fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path)?;
+    file.lock()?;
     Ok(file)
 }
 

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::command::Command;
-use crate::driver::Observer;
+use crate::driver::{self, Observer};
 use crate::exec::{self, ExecError};
 use crate::incremental;
 use crate::profile::{self, Env};
@@ -135,9 +135,7 @@ pub fn build(
     // has its own lock in the driver).
     std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
     let lock_path = host.join(".q7-shape.lock");
-    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path);
-    let _lock = lock
-        .and_then(|f| f.lock().map(|()| f))
+    let _lock = driver::lock_file(&lock_path)
         .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
     for (rel, text) in HOST_FILES {
         write_if_changed(&host.join(rel), text)?;
