@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::run_support::{self, assert_bits_eq, npy, q7_run, read_f32, relu, text, write_f32, Array};
+use crate::run_support::{self, assert_bits_eq, npy, q7_run, q7_run_io, read_f32, relu, text, write_f32, Array};
 
 const RELU_SHAPE: &str = r#"#include "torchneuron/register.h"
 
@@ -119,15 +119,7 @@ fn relu_project_builds_without_a_schema_and_runs() {
     let x_path = write_f32(p.path(), "x.npy", &x);
     let y_path = p.path().join("y.npy");
     let b = p.path().join("b");
-    let run = q7_run(&[
-        b.to_str().unwrap(),
-        "--fn",
-        "relu_forward",
-        "--in",
-        x_path.to_str().unwrap(),
-        "--out",
-        y_path.to_str().unwrap(),
-    ]);
+    let run = q7_run_io(&b, "relu_forward", &x_path, &y_path);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_bits_eq(&read_f32(&y_path), &relu(&x), "relu built from shape sources");
 

@@ -46,15 +46,7 @@ fn the_library_call_is_what_q7_run_does() {
     let dir = tempfile::tempdir().unwrap();
     let x_path = write_f32(dir.path(), "x.npy", &x);
     let y_path = dir.path().join("y.npy");
-    let out = q7_run(&[
-        b.to_str().unwrap(),
-        "--fn",
-        "relu_forward",
-        "--in",
-        x_path.to_str().unwrap(),
-        "--out",
-        y_path.to_str().unwrap(),
-    ]);
+    let out = q7_run_io(&b, "relu_forward", &x_path, &y_path);
     assert!(out.status.success(), "{}", text(&out.stderr));
 
     let library = OpLibrary::open(&b, None).unwrap();
@@ -134,15 +126,7 @@ fn ranks_up_to_eight_run_and_larger_are_refused() {
     for rank in 0..=8 {
         let x = tensor_of_rank(dir.path(), rank);
         let y = dir.path().join(format!("y{rank}.npy"));
-        let out = q7_run(&[
-            b.to_str().unwrap(),
-            "--fn",
-            "relu_forward",
-            "--in",
-            x.to_str().unwrap(),
-            "--out",
-            y.to_str().unwrap(),
-        ]);
+        let out = q7_run_io(&b, "relu_forward", &x, &y);
         assert!(out.status.success(), "rank {rank}: {}", text(&out.stderr));
         let (input, output) =
             (npy::read(&std::fs::read(&x).unwrap()).unwrap(), npy::read(&std::fs::read(&y).unwrap()).unwrap());

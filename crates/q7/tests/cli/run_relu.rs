@@ -70,15 +70,7 @@ fn packed_stripped_and_ucpl_images_run_the_same() {
     std::fs::copy(b.join("relu_accessor_images.stripped.so"), &lonely).unwrap();
     for image in [b.join("relu_accessor_images.packed.so"), b.join("relu_accessor_images.so"), lonely, ucpl] {
         let out_path = dir.path().join("y.npy");
-        let out = q7_run(&[
-            image.to_str().unwrap(),
-            "--fn",
-            "relu_forward",
-            "--in",
-            input_path.to_str().unwrap(),
-            "--out",
-            out_path.to_str().unwrap(),
-        ]);
+        let out = q7_run_io(&image, "relu_forward", &input_path, &out_path);
         assert!(out.status.success(), "{}: {}", image.display(), text(&out.stderr));
         assert_bits_eq(&read_f32(&out_path), &relu(&x), &image.display().to_string());
     }

@@ -71,6 +71,12 @@ pub fn q7_run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_q7")).arg("run").args(args).output().expect("run q7")
 }
 
+/// `q7 run IMAGE --fn FUNCTION --in INPUT --out OUTPUT`: one tensor in, one out.
+pub fn q7_run_io(image: &Path, function: &str, input: &Path, output: &Path) -> Output {
+    let (image, input, output) = (image.to_str().unwrap(), input.to_str().unwrap(), output.to_str().unwrap());
+    q7_run(&[image, "--fn", function, "--in", input, "--out", output])
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
