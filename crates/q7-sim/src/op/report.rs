@@ -199,7 +199,8 @@ pub struct OpReport {
     pub console_dropped: u64,
     #[serde(rename = "wall_seconds", serialize_with = "seconds")]
     pub wall: Duration,
-    /// Each core's memory map, for a fault report (not serialised).
+    /// Each core's memory map when a core faulted, for the fault report
+    /// (empty otherwise; not serialised).
     #[serde(skip)]
     pub memory_maps: Vec<String>,
 }

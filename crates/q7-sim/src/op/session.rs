@@ -245,6 +245,12 @@ impl OpSession {
                 _ => None,
             })
         });
+        // Only a fault's report prints a memory map: no strings otherwise
+        // (a Python caller runs an op per training step).
+        let memory_maps = match &failure {
+            Some(Failure::Fault { .. }) => (0..cores).map(|c| self.machine.mem.describe_map(c)).collect(),
+            _ => Vec::new(),
+        };
         let out = &mut self.machine.output;
         Ok(OpReport {
             function: self.function,
@@ -262,7 +268,7 @@ impl OpSession {
             stderr: String::from_utf8_lossy(&std::mem::take(&mut out.stderr)).into_owned(),
             console_dropped: out.dropped,
             wall: self.started.elapsed(),
-            memory_maps: (0..cores).map(|c| self.machine.mem.describe_map(c)).collect(),
+            memory_maps,
         })
     }
 
