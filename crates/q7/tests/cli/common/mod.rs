@@ -1,14 +1,10 @@
 //! Helpers shared by the CLI integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-pub use q7_testkit::repo_root as root;
-
-pub fn fixture(name: &str) -> PathBuf {
-    root().join("fixtures/bin").join(name)
-}
+pub use q7_testkit::{fixture, repo_root as root};
 
 /// Runs the q7 binary under test.
 pub fn q7(args: &[&str]) -> Output {
