@@ -36,7 +36,9 @@ done
 # (python/q7) builds shape libraries against Debian's CPU-only torch for
 # /usr/bin/python3 (torch/torch.h pulls in pybind11 under cpp_extension) and
 # builds the q7 package into a venv of that interpreter.
-for pkg in python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev; do
+# libclang-rt-22-dev: clang-22's sanitizer runtimes (ASan, UBSan, MSan) for
+# `q7 run --native`.
+for pkg in libclang-rt-22-dev python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev; do
   if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     echo "bootstrap: $pkg present"
   else

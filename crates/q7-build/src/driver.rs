@@ -425,6 +425,8 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     // same pool as the op's sources (last, so an op's error is reported first).
     let wrapper_src = req.build_dir.join("wrapper.cpp");
     write_if_changed(&wrapper_src, wrapper::generate(base, &ops).as_bytes())?;
+    // What `q7 run --native` needs to build the same op for the host.
+    crate::native::record_manifest(req).map_err(io_err(&req.build_dir))?;
     let wrapper_obj = req.build_dir.join("wrapper.o");
     units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
     obs.phase("compile", units.len());

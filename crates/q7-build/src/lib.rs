@@ -11,6 +11,7 @@ pub mod incremental;
 mod ir_compile;
 pub mod legalize;
 pub mod lsp;
+pub mod native;
 pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;

@@ -142,7 +142,7 @@ fn c_string(text: &str) -> String {
     out
 }
 
-fn declare(w: &mut String, op: &Op) {
+pub(crate) fn declare(w: &mut String, op: &Op) {
     let params: Vec<String> = op.schema.args.iter().map(|a| format!("{} {}", a.kind.cpp_param(), a.name)).collect();
     let mut parts: Vec<&str> = op.function.split("::").collect();
     let base = parts.pop().unwrap_or_default();

@@ -39,15 +39,27 @@ enum {
   Q7_DTYPE_BFLOAT16 = 15
 };
 
+/* A tensor's data address: 32 bits on the device. The host build of the SDK
+   (`q7 run --native`, -DQ7_HOST) keeps tensors wherever the host allocates, so
+   there it is pointer-wide and the descriptor layout is the host's own. */
+#ifdef Q7_HOST
+typedef uintptr_t q7_addr;
+#else
+typedef uint32_t q7_addr;
+#endif
+
 typedef struct q7_tensor_desc {
   uint32_t dtype;
   uint32_t rank;
-  uint32_t data; /* device address of element [0, 0, ...] */
+  q7_addr data; /* address of element [0, 0, ...] */
   uint32_t flags;
   int64_t sizes[Q7_MAX_RANK];
   int64_t strides[Q7_MAX_RANK]; /* in elements */
   int64_t numel;
   uint64_t reserved;
+#ifdef Q7_HOST
+  uintptr_t host_owner; /* a view's owner; on the device the high word of reserved */
+#endif
 } __attribute__((aligned(8))) q7_tensor_desc;
 
 typedef struct q7_arg {
@@ -83,6 +95,7 @@ typedef struct q7_launch_block {
    and rank), behaving as the hardware would. */
 #define Q7_LAUNCH_NO_SDK_CHECKS 1u
 
+#ifndef Q7_HOST /* the device layout; the host build's is its own */
 #ifdef __cplusplus
 #define Q7_STATIC_ASSERT static_assert
 #else
@@ -92,5 +105,6 @@ Q7_STATIC_ASSERT(sizeof(q7_tensor_desc) == 160, "tensor descriptor is 160 bytes"
 Q7_STATIC_ASSERT(sizeof(q7_arg) == 16, "argument record is 16 bytes");
 Q7_STATIC_ASSERT(sizeof(q7_launch_block) == 64, "launch block header is 64 bytes");
 #undef Q7_STATIC_ASSERT
+#endif
 
 #endif

@@ -50,7 +50,7 @@ struct ScalarOperand {
     for (uint32_t i = 0; i < shape.rank; ++i) desc.sizes[i] = shape.sizes[i];
     desc.numel = shape.numel;
     desc.dtype = (uint32_t)dtype_of(kind);
-    desc.data = (uint32_t)(uintptr_t)&value;
+    desc.data = (q7_addr)(uintptr_t)&value;
     switch (kind) {
       case Kind::I32: value.i32 = s.isBoolean() ? (int32_t)s.toBool() : s.toInt(); break;
       case Kind::I64: value.i64 = s.isBoolean() ? (int64_t)s.toBool() : s.toLong(); break;

@@ -11,6 +11,24 @@ namespace {
 
 bool device_allocated(const q7_tensor_desc *d) { return d && (d->flags & Q7_TENSOR_DEVICE_ALLOCATED); }
 
+// A view's owner: the high word of `reserved` on the device, a field of its
+// own in the host build (pointers are wider there).
+q7_tensor_desc *owner_of(const q7_tensor_desc *d) {
+#ifdef Q7_HOST
+  return (q7_tensor_desc *)d->host_owner;
+#else
+  return (q7_tensor_desc *)(uintptr_t)(uint32_t)(d->reserved >> 32);
+#endif
+}
+
+void set_owner(q7_tensor_desc *d, const q7_tensor_desc *owner) {
+#ifdef Q7_HOST
+  d->host_owner = (uintptr_t)owner;
+#else
+  d->reserved = (uint64_t)(uint32_t)(uintptr_t)owner << 32;
+#endif
+}
+
 void retain(q7_tensor_desc *d) {
   if (device_allocated(d)) d->reserved += 1;
 }
@@ -22,7 +40,7 @@ void release(q7_tensor_desc *d) {
       d->reserved -= 1;
       return;
     }
-    q7_tensor_desc *base = (q7_tensor_desc *)(uintptr_t)(uint32_t)(d->reserved >> 32);
+    q7_tensor_desc *base = owner_of(d);
     q7_heap_free(d);
     d = base;  // a view drops its reference on the owner
   }
@@ -148,7 +166,7 @@ Tensor allocate(IntArrayRef sizes, ScalarType dtype) {
   memset(d, 0, sizeof *d);
   d->dtype = (uint32_t)dtype;
   d->rank = (uint32_t)sizes.size();
-  d->data = (uint32_t)(uintptr_t)(block + sizeof(q7_tensor_desc));
+  d->data = (q7_addr)(uintptr_t)(block + sizeof(q7_tensor_desc));
   d->flags = Q7_TENSOR_DEVICE_ALLOCATED;
   for (size_t i = 0; i < sizes.size(); ++i) d->sizes[i] = sizes[i];
   set_contiguous_strides(d);
@@ -278,7 +296,7 @@ Tensor Tensor::view(IntArrayRef new_sizes) const {
   d->numel = numel();
   if (device_allocated(desc_)) {
     retain(desc_);
-    d->reserved = (uint64_t)(uint32_t)(uintptr_t)desc_ << 32;
+    set_owner(d, desc_);
   }
   return Tensor(d);
 }
@@ -370,7 +388,7 @@ Tensor from_blob(void *data, IntArrayRef sizes, TensorOptions options) {
   memset(d, 0, sizeof *d);
   d->dtype = (uint32_t)options.dtype();
   d->rank = (uint32_t)sizes.size();
-  d->data = (uint32_t)(uintptr_t)data;
+  d->data = (q7_addr)(uintptr_t)data;
   d->flags = Q7_TENSOR_DEVICE_ALLOCATED;  // the descriptor is ours; the data is not
   for (size_t i = 0; i < sizes.size(); ++i) d->sizes[i] = sizes[i];
   set_contiguous_strides(d);

@@ -67,7 +67,7 @@ impl ArgValue<'_> {
 
 /// An argument as the launch block carries it (sdk/ABI.md kinds).
 #[derive(Clone, Debug)]
-pub(crate) enum KernelArg<'a> {
+pub enum KernelArg<'a> {
     Tensor(&'a TensorArg<'a>),
     Double(f64),
     Int(i64),

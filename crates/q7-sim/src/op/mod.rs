@@ -34,7 +34,7 @@ mod symbols;
 
 use std::path::{Path, PathBuf};
 
-pub use args::{ArgValue, Number, TensorArg};
+pub use args::{ArgValue, KernelArg, Number, TensorArg};
 pub use discover::{find_images, load_images, read_regular_file, ImageFiles, MAX_IMAGE_FILE};
 pub use error::{GivenKind, OpError};
 pub use image::OpImage;
@@ -145,6 +145,12 @@ impl OpLibrary {
         args::bind(function, entry, args)?;
         let name = entry.map_or(function, |e| e.function.as_str());
         shape_program::destination(program, name, args)
+    }
+
+    /// `args` checked against `function`'s schema and kinded as a launch
+    /// passes them (what `q7 run --native` hands the host build).
+    pub fn bind<'v>(&self, function: &str, args: &'v [ArgValue<'v>]) -> Result<Vec<KernelArg<'v>>, OpError> {
+        args::bind(function, self.entry(function), args)
     }
 
     /// Runs `function` (a compute function or op name) on `args`.

@@ -12,6 +12,7 @@ mod prelink;
 mod profile;
 mod run;
 mod run_bare;
+mod run_native;
 mod strip;
 
 use anyhow::Result;
@@ -46,7 +47,7 @@ enum Command {
     Pack(pack::Args),
     Prelink(prelink::Args),
     Profile(profile::Args),
-    Run(run::Args),
+    Run(run::RunArgs),
     RunBare(run_bare::Args),
     Strip(strip::Args),
 }

@@ -43,14 +43,31 @@ use q7_target::DType;
 /// they stop the op with status 7 and their message, whatever --no-checks
 /// says. --no-sdk-checks turns the range, dtype and rank checks off, to see
 /// what the hardware would do (q7's checks then still report stray accesses).
+///
+/// --native builds the same op for this machine (clang++-22 with
+/// AddressSanitizer + UndefinedBehaviorSanitizer, then MemorySanitizer; needs
+/// the build directory `q7 build` made) and runs it on the same inputs, the
+/// eight cores one after another (--seed shuffles their order) on shared
+/// tensors, each with its own 16 KiB TCM pool; sanitizer reports fail the
+/// run, naming the op's source file and line. --compare runs both and
+/// reports the first output elements that differ (exact unless --tolerance).
+#[derive(Clone, Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Args,
+    #[command(flatten)]
+    pub native: super::run_native::NativeFlags,
+}
+
+/// The flags `q7 run` and `q7 profile` share.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Args {
     /// Build directory or image file.
     #[arg(value_name = "IMAGE")]
-    image: PathBuf,
+    pub(super) image: PathBuf,
     /// The function to run: compute function or op name (as in the schema).
     #[arg(long = "fn", value_name = "NAME")]
-    function: String,
+    pub(super) function: String,
     /// A tensor argument from a .npy file.
     #[arg(long = "in", value_name = "FILE.npy")]
     inputs: Vec<PathBuf>,
@@ -68,10 +85,10 @@ pub struct Args {
     doubles: Vec<f64>,
     /// Write the output tensor here.
     #[arg(long = "out", value_name = "FILE.npy")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     /// 8 for the SPMD images of a multicore build (default when present), fewer to run fewer cores.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
-    cores: Option<u32>,
+    pub(super) cores: Option<u32>,
     /// Destination tensor shape, e.g. 1000,4 (default: the shape function's, else the first input's).
     #[arg(long = "dst-shape", value_name = "D0,D1,...", value_delimiter = ',')]
     dst_shape: Option<Vec<usize>>,
@@ -89,19 +106,19 @@ pub struct Args {
     pub(super) stats: bool,
     /// Seed for the core interleaving (0 = plain round-robin).
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
     /// Instruction budget over all cores.
     #[arg(long = "max-insns", default_value_t = 20_000_000_000)]
     max_insns: u64,
     /// Wall-clock limit in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600)]
-    timeout: u64,
+    pub(super) timeout: u64,
     /// Turn off q7's stray-store, race and unwritten-read checks (not the SDK's).
     #[arg(long = "no-checks")]
     no_checks: bool,
     /// Turn off the SDK's runtime checks (TCM copy ranges, accessor dtype and rank), as on hardware.
     #[arg(long = "no-sdk-checks")]
-    no_sdk_checks: bool,
+    pub(super) no_sdk_checks: bool,
     /// Fail the run when output elements were never written (else a note).
     #[arg(long)]
     strict: bool,
@@ -141,7 +158,11 @@ fn argument_order(matches: Option<&ArgMatches>, args: &Args) -> Vec<(usize, &'st
     order
 }
 
-pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
+pub fn run(all: RunArgs, matches: Option<&ArgMatches>) -> Result<()> {
+    let args = all.common;
+    if all.native.native || all.native.compare {
+        return super::run_native::run(&args, &all.native, matches);
+    }
     // --stats prices the run with the same model as `q7 profile`.
     let (report, profile) = execute(&args, matches, args.stats)?;
     finish(&args, report, profile.as_ref())
@@ -152,41 +173,10 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
 pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Result<(OpReport, Option<OpProfile>)> {
     let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, args))?;
     // Inputs first: the arguments borrow their bytes.
-    let arrays: Vec<Array> = args
-        .inputs
-        .iter()
-        .map(|path| {
-            let bytes = q7_sim::op::read_regular_file(path, MAX_NPY, "a .npy input")?;
-            npy::read(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
-        })
-        .collect::<Result<_>>()?;
-    let (mut next_in, mut next) = (0, [0usize; 4]);
-    let mut values = Vec::new();
-    for (_, id) in argument_order(matches, args) {
-        let mut take = |slot: usize| {
-            next[slot] += 1;
-            next[slot] - 1
-        };
-        values.push(match id {
-            "inputs" => {
-                let path = &args.inputs[next_in];
-                let array = &arrays[next_in];
-                next_in += 1;
-                let name = path.file_stem().map_or("input".into(), |s| s.to_string_lossy().into_owned());
-                ArgValue::Tensor(TensorArg::from_array(name, array))
-            }
-            "numbers" => ArgValue::Number(args.numbers[take(0)]),
-            "scalars" => ArgValue::Scalar(args.scalars[take(1)]),
-            "ints" => ArgValue::Int(args.ints[take(2)]),
-            _ => ArgValue::Double(args.doubles[take(3)]),
-        });
-    }
+    let arrays = read_inputs(args)?;
+    let values = argument_values(args, matches, &arrays);
     // The shape function's answer, unless both flags override it.
-    let shaped = if args.dst_shape.is_some() && args.dst_dtype.is_some() {
-        None
-    } else {
-        library.shape_destination(&args.function, &values).map_err(|e| with_hint(e, args))?
-    };
+    let shaped = shaped_destination(args, &library, &values)?;
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
@@ -211,9 +201,54 @@ pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Res
     }
 }
 
+/// The `.npy` inputs, in order.
+pub(super) fn read_inputs(args: &Args) -> Result<Vec<Array>> {
+    args.inputs
+        .iter()
+        .map(|path| {
+            let bytes = q7_sim::op::read_regular_file(path, MAX_NPY, "a .npy input")?;
+            npy::read(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// The kernel arguments in command-line order; tensors borrow `arrays`.
+pub(super) fn argument_values<'a>(args: &Args, matches: Option<&ArgMatches>, arrays: &'a [Array]) -> Vec<ArgValue<'a>> {
+    let (mut next_in, mut next) = (0, [0usize; 4]);
+    let mut values = Vec::new();
+    for (_, id) in argument_order(matches, args) {
+        let mut take = |slot: usize| {
+            next[slot] += 1;
+            next[slot] - 1
+        };
+        values.push(match id {
+            "inputs" => {
+                let path = &args.inputs[next_in];
+                let array = &arrays[next_in];
+                next_in += 1;
+                let name = path.file_stem().map_or("input".into(), |s| s.to_string_lossy().into_owned());
+                ArgValue::Tensor(TensorArg::from_array(name, array))
+            }
+            "numbers" => ArgValue::Number(args.numbers[take(0)]),
+            "scalars" => ArgValue::Scalar(args.scalars[take(1)]),
+            "ints" => ArgValue::Int(args.ints[take(2)]),
+            _ => ArgValue::Double(args.doubles[take(3)]),
+        });
+    }
+    values
+}
+
+/// The shape function's destination, unless both flags override it.
+pub(super) fn shaped_destination(args: &Args, library: &OpLibrary, values: &[ArgValue]) -> Result<Option<Destination>> {
+    if args.dst_shape.is_some() && args.dst_dtype.is_some() {
+        return Ok(None);
+    }
+    library.shape_destination(&args.function, values).map_err(|e| with_hint(e, args))
+}
+
 /// The destination tensor: the shape function's (`shaped`) or the first
 /// input's, with --dst-shape and --dst-dtype overriding either part.
-fn destination(args: &Args, arrays: &[Array], shaped: Option<Destination>) -> Result<Option<Destination>> {
+pub(super) fn destination(args: &Args, arrays: &[Array], shaped: Option<Destination>) -> Result<Option<Destination>> {
     if args.dst_shape.is_none() && args.dst_dtype.is_none() {
         return Ok(shaped);
     }
@@ -228,7 +263,7 @@ fn destination(args: &Args, arrays: &[Array], shaped: Option<Destination>) -> Re
 }
 
 /// The library's message plus the flag that fixes it.
-fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
+pub(super) fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
     let hint = match &e {
         OpError::ArgKind { expected, .. } => format!(" (pass it with {})", flag_for(*expected)),
         OpError::UntypedNumber { .. } => " (say the kind: --scalar, --int or --double)".into(),

@@ -16,15 +16,15 @@ class Scalar {
   Scalar(Half v) : Scalar(double(float(v))) {}
   Scalar(BFloat16 v) : Scalar(double(float(v))) {}
   Scalar(bool v) : kind_(Kind::Boolean) { v_.i = v; }
-  Scalar(char v) : Scalar(int64_t(v)) {}
-  Scalar(signed char v) : Scalar(int64_t(v)) {}
-  Scalar(unsigned char v) : Scalar(int64_t(v)) {}
-  Scalar(short v) : Scalar(int64_t(v)) {}
-  Scalar(unsigned short v) : Scalar(int64_t(v)) {}
-  Scalar(int v) : Scalar(int64_t(v)) {}
-  Scalar(unsigned int v) : Scalar(int64_t(v)) {}
-  Scalar(long v) : Scalar(int64_t(v)) {}
-  Scalar(unsigned long v) : Scalar(int64_t(v)) {}
+  Scalar(char v) : Scalar((long long)v) {}
+  Scalar(signed char v) : Scalar((long long)v) {}
+  Scalar(unsigned char v) : Scalar((long long)v) {}
+  Scalar(short v) : Scalar((long long)v) {}
+  Scalar(unsigned short v) : Scalar((long long)v) {}
+  Scalar(int v) : Scalar((long long)v) {}
+  Scalar(unsigned int v) : Scalar((long long)v) {}
+  Scalar(long v) : Scalar((long long)v) {}
+  Scalar(unsigned long v) : Scalar((long long)v) {}
   Scalar(long long v) : kind_(Kind::Integral) { v_.i = v; }
   Scalar(unsigned long long v) : Scalar((long long)v) {}
 

@@ -1,0 +1,242 @@
+//! One run of a host build: the launch file the driver reads, the
+//! sanitizers' options, a wall-clock limit, and the result read back.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use q7_target::DType;
+
+use super::report::{self, Finding};
+use super::{io_err, NativeError, NativeProgram, Sanitizer};
+
+/// One kernel argument, kinded as the schema says.
+#[derive(Clone, Debug)]
+pub enum NativeArg<'a> {
+    /// C-order little-endian elements.
+    Tensor {
+        dtype: DType,
+        shape: &'a [usize],
+        data: &'a [u8],
+    },
+    Double(f64),
+    Int(i64),
+    Scalar(f64),
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct NativeLaunch<'a> {
+    pub function: &'a str,
+    pub args: &'a [NativeArg<'a>],
+    /// The destination tensor get_dst_tensor() returns (zero-filled).
+    pub dst: Option<(DType, Vec<usize>)>,
+    pub cores: u32,
+    /// The cores run one after another; 0 runs them in id order, else in a
+    /// seeded shuffle.
+    pub seed: u64,
+    pub sdk_checks: bool,
+    pub timeout: Duration,
+    /// Scratch directory for the launch file and the tensors' bytes.
+    pub work_dir: &'a Path,
+}
+
+/// A tensor the op returned.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct NativeTensor {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    #[serde(skip)]
+    pub data: Vec<u8>,
+}
+
+/// What a host run did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct NativeReport {
+    pub sanitizer: Sanitizer,
+    pub function: String,
+    /// The cores in the order they ran.
+    pub core_order: Vec<u32>,
+    pub output: Option<NativeTensor>,
+    pub findings: Vec<Finding>,
+    /// Why the run did not finish (exit status, signal, time limit), if so.
+    pub failure: Option<String>,
+    /// What the op printed on stdout.
+    pub console: String,
+    #[serde(serialize_with = "seconds")]
+    pub wall: Duration,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// The cores in run order: ids in order for seed 0, else a seeded shuffle.
+pub fn core_order(cores: u32, seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..cores).collect();
+    if seed == 0 {
+        return order;
+    }
+    let mut state = seed;
+    for i in (1..order.len()).rev() {
+        // splitmix64
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        order.swap(i, (z % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+fn shape_text(dtype: DType, shape: &[usize]) -> String {
+    let mut s = format!("{} {}", dtype.code(), shape.len());
+    for d in shape {
+        let _ = write!(s, " {d}");
+    }
+    s
+}
+
+impl NativeProgram {
+    /// Runs the program once. Sanitizer reports become findings; a run that
+    /// stops early has a failure and (usually) no output.
+    pub fn run(&self, launch: &NativeLaunch) -> Result<NativeReport, NativeError> {
+        let work = launch.work_dir;
+        std::fs::create_dir_all(work).map_err(io_err(work))?;
+        let order = core_order(launch.cores, launch.seed);
+        let mut spec = format!("function {}\ncores {}\norder", launch.function, launch.cores);
+        for c in &order {
+            let _ = write!(spec, " {c}");
+        }
+        let _ = writeln!(spec, "\nsdk_checks {}", u8::from(launch.sdk_checks));
+        for (i, arg) in launch.args.iter().enumerate() {
+            match arg {
+                NativeArg::Tensor { dtype, shape, data } => {
+                    let path = work.join(format!("arg{i}.raw"));
+                    std::fs::write(&path, data).map_err(io_err(&path))?;
+                    let _ = writeln!(spec, "tensor {} {}", shape_text(*dtype, shape), path.display());
+                }
+                NativeArg::Double(x) => _ = writeln!(spec, "double {:x}", x.to_bits()),
+                NativeArg::Scalar(x) => _ = writeln!(spec, "scalar {:x}", x.to_bits()),
+                NativeArg::Int(n) => _ = writeln!(spec, "int {n}"),
+            }
+        }
+        if let Some((dtype, shape)) = &launch.dst {
+            let _ = writeln!(spec, "dst {}", shape_text(*dtype, shape));
+        }
+        let result = work.join("result.raw");
+        let _ = std::fs::remove_file(&result);
+        let _ = writeln!(spec, "result {}", result.display());
+        let spec_path = work.join("launch.txt");
+        std::fs::write(&spec_path, &spec).map_err(io_err(&spec_path))?;
+
+        let started = Instant::now();
+        let (status, stdout, stderr) = self.spawn(&spec_path, work, launch.timeout)?;
+        let wall = started.elapsed();
+        let findings = report::parse(&stderr, self.sanitizer, &self.sources);
+        let failure = match status {
+            None => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
+            Some(s) => report::failure(&s, &stderr, &findings),
+        };
+        let output = if failure.is_none() { read_result(&result)? } else { None };
+        Ok(NativeReport {
+            sanitizer: self.sanitizer,
+            function: launch.function.to_string(),
+            core_order: order,
+            output,
+            findings,
+            failure,
+            console: stdout,
+            wall,
+        })
+    }
+
+    /// Runs the program with the sanitizers' options; `None` status on timeout.
+    fn spawn(
+        &self,
+        spec: &Path,
+        work: &Path,
+        timeout: Duration,
+    ) -> Result<(Option<std::process::ExitStatus>, String, String), NativeError> {
+        let (out_path, err_path) = (work.join("stdout.txt"), work.join("stderr.txt"));
+        let out = std::fs::File::create(&out_path).map_err(io_err(&out_path))?;
+        let err = std::fs::File::create(&err_path).map_err(io_err(&err_path))?;
+        let mut cmd = std::process::Command::new(&self.path);
+        cmd.arg(spec).stdin(Stdio::null()).stdout(out).stderr(err);
+        for (key, value) in sanitizer_env() {
+            cmd.env(key, value);
+        }
+        let run_err = |error: String| NativeError::Run { program: self.path.display().to_string(), error };
+        let mut child = cmd.spawn().map_err(|e| run_err(e.to_string()))?;
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| run_err(e.to_string()))? {
+                break Some(status);
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(io_err(p));
+        Ok((status, read(&out_path)?, read(&err_path)?))
+    }
+}
+
+/// The sanitizers' run-time options: stack traces symbolized by
+/// llvm-symbolizer-22, stop at the first memory error, no leak check (the
+/// runtime keeps the result tensor alive on purpose), a distinct exit code.
+fn sanitizer_env() -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("ASAN_OPTIONS", "print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode=86".to_string()),
+        ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0".to_string()),
+        ("MSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:exitcode=86".to_string()),
+    ];
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if let Some(sym) = std::env::split_paths(&path).map(|d| d.join("llvm-symbolizer-22")).find(|p| p.is_file()) {
+        for key in ["ASAN_SYMBOLIZER_PATH", "MSAN_SYMBOLIZER_PATH", "UBSAN_SYMBOLIZER_PATH"] {
+            env.push((key, sym.display().to_string()));
+        }
+    }
+    env
+}
+
+/// Reads "DTYPE RANK D0 ..\n" + elements, as driver.cpp writes them.
+fn read_result(path: &Path) -> Result<Option<NativeTensor>, NativeError> {
+    let Ok(bytes) = std::fs::read(path) else { return Ok(None) };
+    let bad = |why: &str| NativeError::Run { program: PathBuf::from(path).display().to_string(), error: why.into() };
+    let newline = bytes.iter().position(|&b| b == b'\n').ok_or_else(|| bad("no header line"))?;
+    let header = String::from_utf8_lossy(&bytes[..newline]);
+    let numbers: Vec<usize> =
+        header.split(' ').map(|t| t.parse().map_err(|_| bad("bad header"))).collect::<Result<_, _>>()?;
+    let [code, rank, ref sizes @ ..] = numbers[..] else { return Err(bad("short header")) };
+    let dtype = DType::from_code(code as u32).ok_or_else(|| bad("unknown dtype"))?;
+    if sizes.len() != rank {
+        return Err(bad("rank and sizes disagree"));
+    }
+    let data = bytes[newline + 1..].to_vec();
+    if data.len() != sizes.iter().product::<usize>() * dtype.size() {
+        return Err(bad("element bytes do not match the shape"));
+    }
+    Ok(Some(NativeTensor { dtype, shape: sizes.to_vec(), data }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::core_order;
+
+    #[test]
+    fn seeded_orders_are_permutations_and_reproducible() {
+        assert_eq!(core_order(8, 0), (0..8).collect::<Vec<_>>());
+        let a = core_order(8, 42);
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..8).collect::<Vec<_>>());
+        assert_eq!(a, core_order(8, 42));
+        assert_ne!(a, core_order(8, 0), "seed 42 shuffles");
+    }
+}

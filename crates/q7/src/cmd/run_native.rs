@@ -1,0 +1,248 @@
+//! `q7 run --native` and `q7 run --compare`: the op built for this machine
+//! with sanitizers (q7_build::native), alone or beside the simulator.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::ArgMatches;
+use q7_build::driver::Quiet;
+use q7_build::native::compare::{self, Comparison, View};
+use q7_build::native::{self, Manifest, NativeArg, NativeLaunch, NativeProgram, NativeReport, Sanitizer};
+use q7_build::profile::ProcessEnv;
+use q7_sim::npy::{self, Array};
+use q7_sim::op::{KernelArg, OpLibrary, OpReport};
+
+use super::run::{self, Args};
+
+/// The flags that run the op natively.
+#[derive(Clone, Debug, clap::Args)]
+pub struct NativeFlags {
+    /// Build the op for this machine with clang++-22 (AddressSanitizer and
+    /// UndefinedBehaviorSanitizer, then MemorySanitizer for uninitialised
+    /// reads) and run it here instead of in the simulator.
+    #[arg(long, conflicts_with = "compare")]
+    pub native: bool,
+    /// Run the op in the simulator and natively (the ASan+UBSan build) and
+    /// report the first output elements that differ; a difference fails.
+    #[arg(long)]
+    pub compare: bool,
+    /// With --compare: float elements a and b agree when |a - b| <= REL * max(|a|, |b|)
+    /// (for ops whose multiply and add one compiler fuses); default exact.
+    #[arg(long, value_name = "REL", requires = "compare")]
+    pub tolerance: Option<f64>,
+}
+
+/// Differences listed by --compare.
+const SHOWN_DIFFERENCES: usize = 10;
+
+pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Result<()> {
+    if let Some(rel) = flags.tolerance {
+        if !(rel.is_finite() && rel >= 0.0) {
+            bail!("--tolerance {rel}: give a relative tolerance >= 0, e.g. 1e-6");
+        }
+    }
+    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| run::with_hint(e, args))?;
+    let (build_dir, manifest) = native::read_manifest(&args.image)?;
+    let arrays = run::read_inputs(args)?;
+    let values = run::argument_values(args, matches, &arrays);
+    let bound = library.bind(&args.function, &values).map_err(|e| run::with_hint(e, args))?;
+    let function = library.entry(&args.function).map_or(args.function.clone(), |e| e.function.clone());
+    let shaped = run::shaped_destination(args, &library, &values)?;
+    // As the simulator: without a shape function or flags, the first tensor's shape and dtype.
+    let dst = run::destination(args, &arrays, shaped)?
+        .map(|d| (d.dtype, d.shape))
+        .or_else(|| arrays.first().map(|a| (a.dtype, a.shape.clone())));
+    let native_args: Vec<NativeArg> = bound
+        .iter()
+        .map(|arg| match arg {
+            KernelArg::Tensor(t) => NativeArg::Tensor { dtype: t.dtype, shape: &t.shape, data: t.data },
+            KernelArg::Double(x) => NativeArg::Double(*x),
+            KernelArg::Int(i) => NativeArg::Int(*i),
+            KernelArg::Scalar(x) => NativeArg::Scalar(*x),
+        })
+        .collect();
+    let host = HostRun {
+        build_dir: &build_dir,
+        manifest: &manifest,
+        function: &function,
+        args: &native_args,
+        dst,
+        cores: args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 }),
+        seed: args.seed,
+        sdk_checks: !args.no_sdk_checks,
+        timeout: Duration::from_secs(args.timeout),
+    };
+    if flags.compare {
+        let started = Instant::now();
+        let (simulated, _) = run::execute(args, matches, false)?;
+        let simulated_secs = started.elapsed().as_secs_f64();
+        let native = host.run(Sanitizer::AddressUndefined)?;
+        return finish_compare(args, flags, simulated, native, simulated_secs);
+    }
+    let mut reports = vec![host.run(Sanitizer::AddressUndefined)?];
+    // Uninitialised reads need a MemorySanitizer build of their own; it runs
+    // unless the first run already stopped.
+    if reports[0].failure.is_none() {
+        reports.push(host.run(Sanitizer::Memory)?);
+    }
+    finish_native(args, &reports)
+}
+
+/// One host run's settings (the same for both sanitizer builds).
+struct HostRun<'a> {
+    build_dir: &'a Path,
+    manifest: &'a Manifest,
+    function: &'a str,
+    args: &'a [NativeArg<'a>],
+    dst: Option<(q7_target::DType, Vec<usize>)>,
+    cores: u32,
+    seed: u64,
+    sdk_checks: bool,
+    timeout: Duration,
+}
+
+impl HostRun<'_> {
+    /// Builds (or finds) the host program for `sanitizer` and runs it once.
+    fn run(&self, sanitizer: Sanitizer) -> Result<NativeReport> {
+        let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
+            .map_err(|e| anyhow::anyhow!("{}", one_line(&e.to_string())))?;
+        // Scratch for the launch file and the inputs' bytes, per process.
+        let work = self.build_dir.join(format!("native-run-{}", std::process::id()));
+        let report = program.run(&NativeLaunch {
+            function: self.function,
+            args: self.args,
+            dst: self.dst.clone(),
+            cores: self.cores,
+            seed: self.seed,
+            sdk_checks: self.sdk_checks,
+            timeout: self.timeout,
+            work_dir: &work,
+        });
+        let _ = std::fs::remove_dir_all(&work);
+        Ok(report?)
+    }
+}
+
+/// The compiler's first lines, folded (errors are one line; -v is not here).
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default().to_string();
+    match lines.find(|l| l.contains("error")) {
+        Some(error) => format!("{first}: {}", error.trim()),
+        None => first,
+    }
+}
+
+fn native_array(report: &NativeReport) -> Option<Array> {
+    report.output.as_ref().map(|o| Array { dtype: o.dtype, shape: o.shape.clone(), data: o.data.clone() })
+}
+
+fn finish_native(args: &Args, reports: &[NativeReport]) -> Result<()> {
+    let first = &reports[0];
+    if let (Some(path), Some(array), None) = (&args.out, native_array(first), &first.failure) {
+        crate::io::write_output(path, &npy::write(&array))?;
+    }
+    if args.json {
+        crate::io::print_json(&serde_json::json!({ "native": reports, "output_path": args.out }))?;
+    } else {
+        print!("{}", first.console);
+    }
+    let mut findings = 0;
+    for report in reports {
+        for finding in &report.findings {
+            eprintln!("q7 run: native ({}): {finding}", report.sanitizer.name());
+            findings += 1;
+        }
+    }
+    if let Some(failure) = reports.iter().find_map(|r| r.failure.as_ref()) {
+        bail!("native run: {failure}");
+    }
+    if findings > 0 {
+        bail!("native run: {findings} sanitizer finding(s)");
+    }
+    if args.out.is_some() && first.output.is_none() {
+        bail!("the op produced no output tensor");
+    }
+    Ok(())
+}
+
+fn finish_compare(
+    args: &Args,
+    flags: &NativeFlags,
+    simulated: OpReport,
+    native: NativeReport,
+    simulated_secs: f64,
+) -> Result<()> {
+    let comparison: Option<Comparison> = match (&native.output, &simulated.output) {
+        (Some(n), Some(s)) => Some(compare::compare(
+            View { dtype: n.dtype, shape: &n.shape, data: &n.data },
+            View { dtype: s.dtype, shape: &s.shape, data: &s.data },
+            flags.tolerance,
+            SHOWN_DIFFERENCES,
+        )),
+        _ => None,
+    };
+    if let (Some(path), Some(output), None) = (&args.out, &simulated.output, &simulated.failure) {
+        let array = Array { dtype: output.dtype, shape: output.shape.clone(), data: output.data.clone() };
+        crate::io::write_output(path, &npy::write(&array))?;
+    }
+    if args.json {
+        crate::io::print_json(&serde_json::json!({
+            "simulated": &simulated,
+            "native": &native,
+            "comparison": &comparison,
+            "tolerance": flags.tolerance,
+        }))?;
+    } else {
+        eprintln!(
+            "q7 run: compare: simulated {:.3} s, native {:.3} s (run only)",
+            simulated_secs,
+            native.wall.as_secs_f64()
+        );
+    }
+    for finding in &native.findings {
+        eprintln!("q7 run: native ({}): {finding}", native.sanitizer.name());
+    }
+    let sim_failed = simulated.failure.as_ref().map(|f| f.to_string());
+    match (&sim_failed, &native.failure) {
+        (Some(s), Some(n)) => bail!("both runs failed: simulated: {s}; native: {n}"),
+        (Some(s), None) => bail!("the simulated run failed, the native one did not: {s}"),
+        (None, Some(n)) => bail!("the native run failed, the simulated one did not: {n}"),
+        (None, None) => {}
+    }
+    let comparison = comparison.context("one of the runs produced no output tensor")?;
+    if let Some(mismatch) = &comparison.mismatch {
+        bail!("outputs differ: {mismatch}");
+    }
+    if !comparison.same() {
+        for d in &comparison.first {
+            eprintln!(
+                "q7 run: compare: element {} {:?}: native {} simulated {}",
+                d.index, d.position, d.native, d.simulated
+            );
+        }
+        bail!(
+            "outputs differ in {} of {} elements{}",
+            comparison.differing,
+            comparison.elements,
+            flags.tolerance.map_or(" (exact comparison; --tolerance REL for float ops)".into(), |t| format!(
+                " (beyond relative tolerance {t})"
+            ))
+        );
+    }
+    if !native.findings.is_empty() {
+        bail!("outputs agree, but the native run has {} sanitizer finding(s)", native.findings.len());
+    }
+    if !args.json {
+        eprintln!(
+            "q7 run: compare: {} elements identical{}",
+            comparison.elements,
+            match flags.tolerance {
+                Some(t) => format!(" within relative tolerance {t}"),
+                None => String::new(),
+            }
+        );
+    }
+    Ok(())
+}
