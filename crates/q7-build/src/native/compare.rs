@@ -68,11 +68,12 @@ fn element(dtype: DType, b: &[u8]) -> Element {
     }
 }
 
-fn show(e: Element) -> String {
+/// Shortest text that reads back to the same value of the element's type.
+fn show(dtype: DType, e: Element) -> String {
     match e {
         Element::Int(i) => i.to_string(),
-        // Shortest text that reads back to the same value.
-        Element::Float(x) => format!("{x:?}"),
+        Element::Float(x) if dtype == DType::F64 => format!("{x:?}"),
+        Element::Float(x) => format!("{:?}", x as f32),
     }
 }
 
@@ -137,8 +138,8 @@ pub fn compare(native: View, simulated: View, tolerance: Option<f64>, keep: usiz
             first.push(Difference {
                 index,
                 position: position(index, simulated.shape),
-                native: show(x),
-                simulated: show(y),
+                native: show(native.dtype, x),
+                simulated: show(simulated.dtype, y),
             });
         }
     }
@@ -164,6 +165,7 @@ mod tests {
         assert_eq!(exact.first[0].index, 1);
         assert_eq!(exact.first[0].position, vec![0, 1]);
         assert_eq!(exact.first[0].native, "2.0");
+        assert_eq!(exact.first[0].simulated, "2.0000002", "f32 elements print as f32");
         assert_eq!(exact.first[1].position, vec![1, 1]);
         let loose = compare(view(&a), view(&b), Some(1e-6), 10);
         assert_eq!(loose.differing, 1, "4.0 vs -0.0 is beyond any relative tolerance");

@@ -43,6 +43,11 @@ impl HostSdk {
         let lang: &[&str] = if c { &["-x", "c", "-std=c11"] } else { &["-std=c++17"] };
         // -O1 keeps the sanitizers' reports exact; Q7_HOST selects the host layout of the ABI types.
         let mut cmd = Command::new(cxx).args(lang).args(["-g", "-O1", "-fno-omit-frame-pointer", "-DQ7_HOST=1"]);
+        if !c {
+            // Op code is written for the device's 32-bit size_t: `torch::zeros({num_elem})`
+            // with a size_t widens there but narrows to int64_t here.
+            cmd = cmd.arg("-Wno-c++11-narrowing");
+        }
         cmd = cmd.args(sanitizer.flags()).path_arg("-I", &self.include).path_arg("-I", &self.native);
         for dir in includes {
             cmd = cmd.path_arg("-I", dir);

@@ -160,7 +160,7 @@ fn argument_order(matches: Option<&ArgMatches>, args: &Args) -> Vec<(usize, &'st
 
 pub fn run(all: RunArgs, matches: Option<&ArgMatches>) -> Result<()> {
     let args = all.common;
-    if all.native.native || all.native.compare {
+    if all.native.wanted()? {
         return super::run_native::run(&args, &all.native, matches);
     }
     // --stats prices the run with the same model as `q7 profile`.

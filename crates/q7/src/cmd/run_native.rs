@@ -29,19 +29,30 @@ pub struct NativeFlags {
     pub compare: bool,
     /// With --compare: float elements a and b agree when |a - b| <= REL * max(|a|, |b|)
     /// (for ops whose multiply and add one compiler fuses); default exact.
-    #[arg(long, value_name = "REL", requires = "compare")]
+    #[arg(long, value_name = "REL", allow_negative_numbers = true)]
     pub tolerance: Option<f64>,
 }
 
 /// Differences listed by --compare.
 const SHOWN_DIFFERENCES: usize = 10;
 
-pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Result<()> {
-    if let Some(rel) = flags.tolerance {
-        if !(rel.is_finite() && rel >= 0.0) {
-            bail!("--tolerance {rel}: give a relative tolerance >= 0, e.g. 1e-6");
+impl NativeFlags {
+    /// Whether the run is native or compared (else the simulator alone);
+    /// refuses a --tolerance that would be ignored or is no tolerance.
+    pub fn wanted(&self) -> Result<bool> {
+        if let Some(rel) = self.tolerance {
+            if !self.compare {
+                bail!("--tolerance applies to --compare only");
+            }
+            if !(rel.is_finite() && rel >= 0.0) {
+                bail!("--tolerance {rel}: give a relative tolerance >= 0, e.g. 1e-6");
+            }
         }
+        Ok(self.native || self.compare)
     }
+}
+
+pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Result<()> {
     let library = OpLibrary::open(&args.image, args.cores).map_err(|e| run::with_hint(e, args))?;
     let (build_dir, manifest) = native::read_manifest(&args.image)?;
     let arrays = run::read_inputs(args)?;

@@ -37,6 +37,7 @@ mod layout_svg;
 mod layout_vs_readelf;
 mod lsp;
 mod malformed_inputs;
+mod native_run;
 mod pack_cli;
 mod pack_errors;
 mod pack_peers;

@@ -1,0 +1,290 @@
+//! `q7 run --native` and `--compare`: every example op built for the host
+//! (clang++-22 with sanitizers) agrees with the simulator bit for bit on
+//! 1M-element inputs (and, multicore, on sizes that are not a multiple of 8);
+//! the fixtures in `fixtures/native/` show what only one side sees: a use
+//! after free and an uninitialised read the sanitizers name by source line,
+//! and a clang-22 Xtensa miscompile `--compare` catches.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use q7_sim::npy::{self, Array};
+use q7_target::DType;
+use q7_testkit::Rng;
+
+const MILLION: usize = 1 << 20;
+
+fn tmp() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-run")
+}
+
+/// q7 with the test binary's cache (the device and host SDKs are built once).
+fn q7_cached(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_q7"))
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(args)
+        .output()
+        .expect("run q7")
+}
+
+/// `q7 build` in an example folder, into a build directory of this module.
+fn build_example(folder: &str) -> PathBuf {
+    let dir = tmp().join(folder);
+    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(root().join("examples").join(folder))
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open", "--build-dir"])
+        .arg(&dir)
+        .output()
+        .expect("run q7");
+    assert!(out.status.success(), "{folder}: {}", stderr(&out));
+    dir
+}
+
+/// `q7 build` of one fixture in fixtures/native with its function and schema.
+fn build_fixture(source: &str, function: &str, schema: &str, extra: &[&str], env: &[(&str, &str)]) -> PathBuf {
+    let dir = tmp().join(format!("fixture-{function}"));
+    let src = root().join("fixtures/native").join(source);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
+    cmd.env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let d = dir.to_str().unwrap();
+    cmd.args([
+        "build",
+        "--toolchain",
+        "open",
+        "--name",
+        function,
+        "--fn",
+        function,
+        "--schema",
+        schema,
+        "--build-dir",
+        d,
+    ]);
+    let out = cmd.args(extra).arg(&src).output().expect("run q7");
+    assert!(out.status.success(), "{source}: {}", stderr(&out));
+    dir
+}
+
+/// A float32 `.npy` of `shape` with values in [-100, 100).
+fn input(name: &str, shape: &[usize], seed: u64) -> PathBuf {
+    let mut rng = Rng::new(seed);
+    let n: usize = shape.iter().product();
+    let data = (0..n).flat_map(|_| rng.uniform(-100.0, 100.0).to_le_bytes()).collect();
+    write_npy(name, shape, data)
+}
+
+fn write_npy(name: &str, shape: &[usize], data: Vec<u8>) -> PathBuf {
+    std::fs::create_dir_all(tmp()).unwrap();
+    let path = tmp().join(name);
+    std::fs::write(&path, npy::write(&Array { dtype: DType::F32, shape: shape.to_vec(), data })).unwrap();
+    path
+}
+
+/// `[n, 4]` boxes (x1, y1, x2, y2) with x2 > x1 and y2 > y1.
+fn boxes(name: &str, n: usize, seed: u64) -> PathBuf {
+    let mut rng = Rng::new(seed);
+    let mut data = Vec::new();
+    for _ in 0..n {
+        let (x, y) = (rng.uniform(0.0, 100.0), rng.uniform(0.0, 100.0));
+        let (w, h) = (rng.uniform(0.5, 20.0), rng.uniform(0.5, 20.0));
+        for v in [x, y, x + w, y + h] {
+            data.extend(v.to_le_bytes());
+        }
+    }
+    write_npy(name, &[n, 4], data)
+}
+
+/// `q7 run IMAGE --fn F --compare` with `args`: succeeds, and says how many
+/// elements were identical.
+fn assert_compare_agrees(image: &Path, function: &str, args: &[&str], elements: usize) {
+    let mut argv = vec!["run", image.to_str().unwrap(), "--fn", function, "--compare"];
+    argv.extend(args);
+    let out = q7_cached(&argv);
+    let err = stderr(&out);
+    assert!(out.status.success(), "q7 {}: {err}", argv.join(" "));
+    assert!(err.contains(&format!("compare: {elements} elements identical")), "{err}");
+    assert!(!err.contains("Sanitizer"), "{err}");
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn single_core_examples_agree_on_a_million_elements() {
+    let x = input("x1m.npy", &[MILLION], 1);
+    for folder in ["relu", "relu_stream", "relu_tcm"] {
+        let b = build_example(folder);
+        assert_compare_agrees(&b, "relu_forward", &["--in", path(&x)], MILLION);
+    }
+    let b = build_example("scale_add");
+    assert_compare_agrees(&b, "scale_add", &["--in", path(&x), "--arg", "0.3"], MILLION);
+    let b = build_example("reduce");
+    assert_compare_agrees(&b, "reduce_sum", &["--in", path(&x)], 1);
+    assert_compare_agrees(&b, "reduce_max", &["--in", path(&x)], 1);
+    let m = input("m1k.npy", &[1024, 1024], 2);
+    let g = input("g1k.npy", &[1024, 1024], 3);
+    let b = build_example("torch_mlp");
+    assert_compare_agrees(&b, "relu_forward", &["--in", path(&m)], MILLION);
+    assert_compare_agrees(&b, "relu_backward", &["--in", path(&g), "--in", path(&m)], MILLION);
+}
+
+#[test]
+fn multicore_examples_agree_on_a_million_elements_and_on_odd_sizes() {
+    let x = input("x1m-mc.npy", &[MILLION], 4);
+    let b = build_example("relu_multicore");
+    assert_compare_agrees(&b, "relu_forward", &["--in", path(&x)], MILLION);
+    let b = build_example("torch_mlp_multicore");
+    let odd = input("x1003.npy", &[1003], 5);
+    let odd_grad = input("g1003.npy", &[1003], 6);
+    for (x, g, n) in [(&x, &x, MILLION), (&odd, &odd_grad, 1003)] {
+        assert_compare_agrees(&b, "relu_forward", &["--in", path(x)], n);
+        // --seed runs the host's cores in a shuffled order; the output does not depend on it.
+        assert_compare_agrees(&b, "relu_backward", &["--in", path(g), "--in", path(x), "--seed", "7"], n);
+    }
+    let b = build_example("giou_multicore");
+    for n in [MILLION / 4, 1001] {
+        let (a, c) = (boxes(&format!("a{n}.npy"), n, 10), boxes(&format!("c{n}.npy"), n, 11));
+        let shape = n.to_string();
+        assert_compare_agrees(&b, "giou_forward", &["--in", path(&a), "--in", path(&c), "--dst-shape", &shape], n);
+    }
+}
+
+#[test]
+fn tutorial_relu_multicore_fails_alike_on_an_odd_size() {
+    // examples/relu_multicore is the Neuron tutorial's code: the last core's
+    // offset is partition * cpu_id with its enlarged partition, so for 1003
+    // elements it copies [896, 1024). Both runs stop on the SDK's range check.
+    let b = build_example("relu_multicore");
+    let x = input("x1003-tutorial.npy", &[1003], 8);
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--in", path(&x), "--compare"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("both runs failed"), "{err}");
+    assert_eq!(
+        err.matches("tensor_to_tcm: elements [896, 1024) outside a tensor of 1003 elements").count(),
+        2,
+        "{err}"
+    );
+    assert!(err.contains("native: core 7 ended with status 7"), "{err}");
+}
+
+/// The line of `source` holding `marker`.
+fn marked_line(source: &str, marker: &str) -> usize {
+    let text = std::fs::read_to_string(root().join("fixtures/native").join(source)).unwrap();
+    text.lines().position(|l| l.contains(marker)).expect("marker") + 1
+}
+
+#[test]
+fn use_after_free_is_reported_with_its_source_line() {
+    let b = build_fixture("use_after_free.cpp", "doubled", "doubled(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x1003-uaf.npy", &[1003], 9);
+    // The simulator's heap keeps the freed bytes: the device run looks right.
+    let sim = q7_cached(&["run", path(&b), "--fn", "doubled", "--in", path(&x)]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let out = q7_cached(&["run", path(&b), "--fn", "doubled", "--in", path(&x), "--native"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    let line = marked_line("use_after_free.cpp", "NATIVE-FINDING");
+    let at = format!(
+        "AddressSanitizer: heap-use-after-free: READ of size 4 at {}:{line}:",
+        root().join("fixtures/native/use_after_free.cpp").display()
+    );
+    assert!(err.contains(&at), "want `{at}` in:\n{err}");
+    assert!(err.contains("in doubled(at::Tensor const&)"), "{err}");
+    assert!(err.trim_end().ends_with("q7: error: native run: stopped by AddressSanitizer"), "{err}");
+}
+
+#[test]
+fn uninitialised_read_is_reported_by_memory_sanitizer_with_its_line() {
+    let b = build_fixture(
+        "uninitialised_read.cpp",
+        "staged_copy",
+        "staged_copy(Tensor x) -> Tensor",
+        &["--multicore"],
+        &[],
+    );
+    let x = input("x1024-uninit.npy", &[1024], 12);
+    let out = q7_cached(&["run", path(&b), "--fn", "staged_copy", "--in", path(&x), "--native", "--json"]);
+    assert!(!out.status.success());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("--json prints one JSON value");
+    let runs = report["native"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "ASan+UBSan, then MSan");
+    assert_eq!(runs[0]["sanitizer"], "address-undefined");
+    assert!(runs[0]["findings"].as_array().unwrap().is_empty(), "ASan cannot see it: {}", runs[0]);
+    assert_eq!(runs[0]["core_order"], serde_json::json!([0, 1, 2, 3, 4, 5, 6, 7]));
+    let finding = &runs[1]["findings"][0];
+    assert_eq!(finding["tool"], "MemorySanitizer");
+    assert_eq!(finding["kind"], "use-of-uninitialized-value");
+    let line = marked_line("uninitialised_read.cpp", "NATIVE-FINDING");
+    assert_eq!(finding["location"]["line"], line as u64, "{finding}");
+    assert_eq!(
+        finding["location"]["file"],
+        root().join("fixtures/native/uninitialised_read.cpp").display().to_string()
+    );
+}
+
+#[test]
+fn xtensa_miscompile_is_caught_by_compare() {
+    // Q7_DIRECT_ASM=1 skips the IR step that refuses va_start, so clang-22's
+    // Xtensa miscompile (sdk/README.md, defect 2) reaches the image.
+    let env = [("Q7_DIRECT_ASM", "1")];
+    let b = build_fixture("variadic_sum.cpp", "weigh", "weigh(Tensor x) -> Tensor", &[], &env);
+    let x = write_npy("ones.npy", &[20], (0..20).flat_map(|_| 1.0f32.to_le_bytes()).collect());
+    let out = q7_cached(&["run", path(&b), "--fn", "weigh", "--in", path(&x), "--compare"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    // The host sums 1 + 2 + 3; the miscompiled device code does not.
+    assert!(err.contains("compare: element 0 [0]: native 6.0 simulated "), "{err}");
+    assert!(!err.contains("simulated 6.0"), "{err}");
+    assert!(err.contains("element 9 [9]"), "the first ten differences are listed: {err}");
+    assert!(!err.contains("element 10 [10]"), "{err}");
+    assert!(err.contains("outputs differ in 20 of 20 elements"), "{err}");
+}
+
+#[test]
+fn bad_native_requests_fail_in_one_line() {
+    let b = build_example("relu");
+    let x = input("x10.npy", &[10], 13);
+    // A directory holding an image but no manifest (an image copied away from its build).
+    let lone = tmp().join("lone");
+    std::fs::create_dir_all(&lone).unwrap();
+    std::fs::copy(b.join("librelu.so"), lone.join("librelu.so")).unwrap();
+    let out = q7_cached(&["run", path(&lone), "--fn", "relu_forward", "--in", path(&x), "--native"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{}: no q7-native.json", lone.display())), "{err}");
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--in", path(&x), "--compare", "--tolerance", "-1"]);
+    assert!(stderr(&out).contains("--tolerance -1: give a relative tolerance >= 0"), "{}", stderr(&out));
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--in", path(&x), "--native", "--tolerance", "0.1"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--compare"), "{}", stderr(&out));
+    // Wrong arguments are refused against the schema before anything is built.
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--native"]);
+    assert!(!out.status.success());
+    assert_eq!(stderr(&out).trim_end().lines().count(), 1, "{}", stderr(&out));
+}
+
+#[test]
+fn native_output_is_the_op_result() {
+    let b = build_example("relu");
+    let x = input("x4099.npy", &[4099], 14);
+    let y = tmp().join("y4099.npy");
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--in", path(&x), "--out", path(&y), "--native"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = |p: &Path| npy::read(&std::fs::read(p).unwrap()).unwrap();
+    let (input, output) = (read(&x), read(&y));
+    assert_eq!(output.shape, vec![4099]);
+    let floats =
+        |a: &Array| a.data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+    let want: Vec<f32> = floats(&input).iter().map(|&v| if v > 0.0 { v } else { 0.0 }).collect();
+    assert_eq!(floats(&output), want);
+}
