@@ -225,6 +225,44 @@ if compgen -G "crates/q7-sim/benches/*.rs" >/dev/null; then
   fi
 fi
 
+# --- q7 run --native vs the simulator, per example (whole processes) ----------
+# Each example built once (open toolchain), then `q7 run --native` (its
+# ASan+UBSan and MSan host builds, cached in the build directory by a warm-up
+# run) against `q7 run` on the same 1M-element input, 3 runs each. The host
+# SDK is built once per cache (Q7_CACHE_DIR, else ~/.cache/q7; ~25 s cold).
+if [[ -n $Q7 ]] && ((SECONDS - START <= DEADLINE)); then
+  NATIVE=$LOGS/native
+  mkdir -p "$NATIVE"
+  python3 scripts/npy_tool.py make "$NATIVE/x.npy" 1048576 >/dev/null
+  python3 scripts/npy_tool.py make-boxes "$NATIVE/boxes.npy" 262144 >/dev/null
+  # EXAMPLE FUNCTION ARGS...
+  while read -r example fn args; do
+    ((SECONDS - START <= DEADLINE)) || break
+    dir=$NATIVE/$example
+    if ! (cd "examples/$example" && "$Q7" build --toolchain open --build-dir "$dir") >"$NATIVE/$example.build" 2>&1; then
+      row "run --native $example" "FAILED: q7 build ($NATIVE/$example.build)" "-" "-"
+      continue
+    fi
+    read -ra extra <<<"${args//@/$NATIVE/}"
+    run_args=("$dir" --fn "$fn" "${extra[@]}")
+    sim_run() { "$Q7" run "${run_args[@]}"; }
+    native_run() { "$Q7" run "${run_args[@]}" --native; }
+    if ! wall native_run; then # warm-up: the host builds
+      row "run --native $example" "FAILED: $(tail -n 1 "$LOGS/whole-process.err")" "-" "-"
+      continue
+    fi
+    RUNS=3 versus "run $example $fn, 1M elements: --native vs simulator" native_run sim_run "q7 run (simulator)"
+  done <<'LIST'
+relu relu_forward --in @x.npy
+relu_stream relu_forward --in @x.npy
+relu_tcm relu_forward --in @x.npy
+relu_multicore relu_forward --in @x.npy
+scale_add scale_add --in @x.npy --arg 0.3
+reduce reduce_sum --in @x.npy
+giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
+LIST
+fi
+
 # --- PyTorch: per-call cost of torch.ops through q7 (needs scripts/python-env.sh) --
 if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
   echo "== python/bench/call_overhead.py" >&2

@@ -3,14 +3,16 @@
 and check an op's output against a host reference computed here.
 
   npy_tool.py make OUT.npy N          N float32 values in [-1, 1), fixed seed
+  npy_tool.py make-boxes OUT.npy N     N boxes (x1, y1, x2, y2), shape (N, 4), fixed seed
   npy_tool.py check-relu IN.npy OUT.npy
 """
 import struct
 import sys
 
 
-def write_f32(path, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
+def write_f32(path, values, shape=None):
+    dims = "(%d,)" % len(values) if shape is None else "(%s)" % ", ".join(str(d) for d in shape)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % dims
     pad = 64 - (10 + len(header) + 1) % 64
     header = header + " " * pad + "\n"
     with open(path, "wb") as f:
@@ -47,6 +49,20 @@ def make(path, n):
     print("wrote %s: %d float32 values" % (path, n))
 
 
+def make_boxes(path, n):
+    state = 0x9E3779B97F4A7C15
+    values = []
+    for _ in range(n):
+        box = []
+        for _ in range(4):
+            state = (state * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
+            box.append((state >> 40) / float(1 << 24))
+        x, y, w, h = box[0] * 100.0, box[1] * 100.0, 0.5 + box[2] * 20.0, 0.5 + box[3] * 20.0
+        values += [x, y, x + w, y + h]
+    write_f32(path, values, (n, 4))
+    print("wrote %s: %d boxes" % (path, n))
+
+
 def check_relu(inp, out):
     x = read_f32(inp)
     y = read_f32(out)
@@ -62,6 +78,8 @@ def check_relu(inp, out):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "make":
         make(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "make-boxes":
+        make_boxes(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "check-relu":
         check_relu(sys.argv[2], sys.argv[3])
     else:
