@@ -44,3 +44,49 @@ pub(crate) fn wrapper(manifest: &Manifest) -> Result<String, String> {
     let _ = writeln!(w, "const unsigned q7_native_op_count = {};", ops.len());
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(functions: &[&str], schemas: &[&str]) -> Manifest {
+        Manifest {
+            name: "libops".into(),
+            functions: functions.iter().map(|s| s.to_string()).collect(),
+            schemas: schemas.iter().map(|s| s.to_string()).collect(),
+            sources: vec![],
+            includes: vec![],
+            defines: vec![],
+            multicore: false,
+        }
+    }
+
+    #[test]
+    fn each_op_pulls_its_arguments_in_schema_order() {
+        let m = manifest(
+            &["scale_add", "ns::mix"],
+            &["scale_add(Tensor x, float alpha) -> Tensor", "mix(Tensor a, Scalar s, int k) -> Tensor"],
+        );
+        let text = wrapper(&m).unwrap();
+        assert!(text.contains("torch::Tensor scale_add(const torch::Tensor& x, double alpha);"), "{text}");
+        assert!(
+            text.contains("namespace ns { torch::Tensor mix(const torch::Tensor& a, torch::Scalar s, int64_t k); }")
+        );
+        assert!(text.contains(
+            "static torch::Tensor ns_mix_native() {\n  torch::Tensor arg0 = customop_next_tensor();  // a\n  \
+             torch::Scalar arg1 = customop_next_scalar();  // s\n  int64_t arg2 = customop_next_int64();  // k\n  \
+             return ns::mix(arg0, arg1, arg2);\n}"
+        ));
+        assert!(text.contains(
+            "const q7_native_op q7_native_ops[] = {{\"scale_add\", scale_add_native}, {\"ns::mix\", ns_mix_native}};"
+        ));
+        assert!(text.ends_with("const unsigned q7_native_op_count = 2;\n"));
+    }
+
+    #[test]
+    fn a_bad_manifest_schema_is_an_error_not_a_panic() {
+        let err = wrapper(&manifest(&["f"], &["f(Tensor x -> Tensor"])).unwrap_err();
+        assert!(!err.is_empty());
+        assert!(wrapper(&manifest(&["f", "g"], &["f(Tensor x) -> Tensor"])).is_err());
+    }
+}

@@ -3,5 +3,6 @@
 //! Each module's doc comment says what it covers; they name the crate as
 //! `q7_build::…`, as a user would.
 
+mod native_host;
 mod sdk_numerics;
 mod wrapper_snapshot;
