@@ -40,9 +40,9 @@ enum {
 };
 
 /* A tensor's data address: 32 bits on the device. The host build of the SDK
-   (`q7 run --native`, -DQ7_HOST) keeps tensors wherever the host allocates, so
+   (`q7 run --native`, -DQ7_NATIVE) keeps tensors wherever the host allocates, so
    there it is pointer-wide and the descriptor layout is the host's own. */
-#ifdef Q7_HOST
+#ifdef Q7_NATIVE
 typedef uintptr_t q7_addr;
 #else
 typedef uint32_t q7_addr;
@@ -57,7 +57,7 @@ typedef struct q7_tensor_desc {
   int64_t strides[Q7_MAX_RANK]; /* in elements */
   int64_t numel;
   uint64_t reserved;
-#ifdef Q7_HOST
+#ifdef Q7_NATIVE
   uintptr_t host_owner; /* a view's owner; on the device the high word of reserved */
 #endif
 } __attribute__((aligned(8))) q7_tensor_desc;
@@ -95,7 +95,7 @@ typedef struct q7_launch_block {
    and rank), behaving as the hardware would. */
 #define Q7_LAUNCH_NO_SDK_CHECKS 1u
 
-#ifndef Q7_HOST /* the device layout; the host build's is its own */
+#ifndef Q7_NATIVE /* the device layout; the host build's is its own */
 #ifdef __cplusplus
 #define Q7_STATIC_ASSERT static_assert
 #else

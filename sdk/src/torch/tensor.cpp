@@ -14,7 +14,7 @@ bool device_allocated(const q7_tensor_desc *d) { return d && (d->flags & Q7_TENS
 // A view's owner: the high word of `reserved` on the device, a field of its
 // own in the host build (pointers are wider there).
 q7_tensor_desc *owner_of(const q7_tensor_desc *d) {
-#ifdef Q7_HOST
+#ifdef Q7_NATIVE
   return (q7_tensor_desc *)d->host_owner;
 #else
   return (q7_tensor_desc *)(uintptr_t)(uint32_t)(d->reserved >> 32);
@@ -22,7 +22,7 @@ q7_tensor_desc *owner_of(const q7_tensor_desc *d) {
 }
 
 void set_owner(q7_tensor_desc *d, const q7_tensor_desc *owner) {
-#ifdef Q7_HOST
+#ifdef Q7_NATIVE
   d->host_owner = (uintptr_t)owner;
 #else
   d->reserved = (uint64_t)(uint32_t)(uintptr_t)owner << 32;

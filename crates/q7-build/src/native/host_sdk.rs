@@ -1,6 +1,6 @@
 //! The device SDK built for the host, once per sanitizer, into the cache:
 //! the tensor library from the device sources (`sdk/src/torch`, portable
-//! once `Q7_HOST` widens the descriptor's address) and host implementations
+//! once `Q7_NATIVE` widens the descriptor's address) and host implementations
 //! of the runtime and the driver (`sdk/host/native`). Keyed, like the device
 //! SDK, by the sources' contents and the compile command.
 
@@ -41,8 +41,8 @@ impl HostSdk {
     ) -> Command {
         let c = src.extension().is_some_and(|e| e == "c");
         let lang: &[&str] = if c { &["-x", "c", "-std=c11"] } else { &["-std=c++17"] };
-        // -O1 keeps the sanitizers' reports exact; Q7_HOST selects the host layout of the ABI types.
-        let mut cmd = Command::new(cxx).args(lang).args(["-g", "-O1", "-fno-omit-frame-pointer", "-DQ7_HOST=1"]);
+        // -O1 keeps the sanitizers' reports exact; Q7_NATIVE selects the host layout of the ABI types.
+        let mut cmd = Command::new(cxx).args(lang).args(["-g", "-O1", "-fno-omit-frame-pointer", "-DQ7_NATIVE=1"]);
         if !c {
             // Op code is written for the device's 32-bit size_t: `torch::zeros({num_elem})`
             // with a size_t widens there but narrows to int64_t here.
