@@ -11,7 +11,7 @@ use q7_build::native::compare::{self, Comparison, View};
 use q7_build::native::{self, Manifest, NativeArg, NativeLaunch, NativeProgram, NativeReport, Sanitizer};
 use q7_build::profile::ProcessEnv;
 use q7_sim::npy::{self, Array};
-use q7_sim::op::{KernelArg, OpLibrary, OpReport};
+use q7_sim::op::{KernelArg, OpError, OpLibrary, OpReport};
 
 use super::run::{self, Args};
 
@@ -57,8 +57,17 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     let (build_dir, manifest) = native::read_manifest(&args.image)?;
     let arrays = run::read_inputs(args)?;
     let values = run::argument_values(args, matches, &arrays);
+    // The function as the simulator resolves it: a compute function or op name of the schema table.
+    let function = match (library.entry(&args.function), &library.schemas) {
+        (Some(entry), _) => entry.function.clone(),
+        (None, Some(entries)) => {
+            let available = entries.iter().map(|e| e.function.clone()).collect();
+            let unknown = OpError::UnknownFunction { function: args.function.clone(), available };
+            return Err(run::with_hint(unknown, args));
+        }
+        (None, None) => args.function.clone(),
+    };
     let bound = library.bind(&args.function, &values).map_err(|e| run::with_hint(e, args))?;
-    let function = library.entry(&args.function).map_or(args.function.clone(), |e| e.function.clone());
     let shaped = run::shaped_destination(args, &library, &values)?;
     // As the simulator: without a shape function or flags, the first tensor's shape and dtype.
     let dst = run::destination(args, &arrays, shaped)?

@@ -267,6 +267,16 @@ fn bad_native_requests_fail_in_one_line() {
     let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--in", path(&x), "--native", "--tolerance", "0.1"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--compare"), "{}", stderr(&out));
+    // An unknown function is refused as the simulator refuses it.
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_backward", "--in", path(&x), "--native"]);
+    let sim = q7_cached(&["run", path(&b), "--fn", "relu_backward", "--in", path(&x)]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no function `relu_backward` in the op; it exports: relu_forward"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out), stderr(&sim));
     // Wrong arguments are refused against the schema before anything is built.
     let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--native"]);
     assert!(!out.status.success());
