@@ -43,6 +43,8 @@ impl HostSdk {
         let lang: &[&str] = if c { &["-x", "c", "-std=c11"] } else { &["-std=c++17"] };
         // -O1 keeps the sanitizers' reports exact; Q7_NATIVE selects the host layout of the ABI types.
         let mut cmd = Command::new(cxx).args(lang).args(["-g", "-O1", "-fno-omit-frame-pointer", "-DQ7_NATIVE=1"]);
+        // Plain char is unsigned on Xtensa (sdk/README.md); the host follows the device.
+        cmd = cmd.arg("-funsigned-char");
         if !c {
             // Op code is written for the device's 32-bit size_t: `torch::zeros({num_elem})`
             // with a size_t widens there but narrows to int64_t here.

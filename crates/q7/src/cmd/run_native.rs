@@ -27,8 +27,9 @@ pub struct NativeFlags {
     /// report the first output elements that differ; a difference fails.
     #[arg(long)]
     pub compare: bool,
-    /// With --compare: float elements a and b agree when |a - b| <= REL * max(|a|, |b|)
-    /// (for ops whose multiply and add one compiler fuses); default exact.
+    /// With --compare: float elements a and b agree when |a - b| <= REL * max(|a|, |b|),
+    /// for ops calling <math.h> (the device's SDK libm vs glibc) or whose multiply
+    /// and add one compiler fuses; default exact.
     #[arg(long, value_name = "REL", allow_negative_numbers = true)]
     pub tolerance: Option<f64>,
 }

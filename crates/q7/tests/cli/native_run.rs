@@ -250,6 +250,46 @@ fn xtensa_miscompile_is_caught_by_compare() {
 }
 
 #[test]
+fn plain_char_is_unsigned_on_both_sides() {
+    let b = build_fixture("plain_char.cpp", "as_char", "as_char(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x-char.npy", &[1000], 15);
+    assert_compare_agrees(&b, "as_char", &["--in", path(&x)], 1000);
+    let y = tmp().join("y-char.npy");
+    let out = q7_cached(&["run", path(&b), "--fn", "as_char", "--in", path(&x), "--out", path(&y), "--native"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let data = npy::read(&std::fs::read(&y).unwrap()).unwrap().data;
+    let values: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert!(values.iter().all(|&v| (0.0..=255.0).contains(&v)), "no negative chars");
+    assert!(values.iter().any(|&v| v > 127.0), "negative inputs wrap to 128..255");
+}
+
+#[test]
+fn libm_differences_need_a_tolerance() {
+    // expf is the SDK's libm on the device and glibc's on the host: a few
+    // ulps apart on some inputs, so exact comparison fails and a relative
+    // tolerance of 1e-6 (about 8 float ulps) accepts every element.
+    let b = build_fixture("sigmoid.cpp", "sigmoid_exp", "sigmoid_exp(Tensor x) -> Tensor", &[], &[]);
+    let n = 20_000;
+    let ramp = (0..n).flat_map(|i| (-20.0 + 40.0 * i as f32 / n as f32).to_le_bytes()).collect();
+    let x = write_npy("ramp.npy", &[n], ramp);
+    let run = |extra: &[&str]| {
+        let mut argv = vec!["run", path(&b), "--fn", "sigmoid_exp", "--in", path(&x), "--compare"];
+        argv.extend(extra);
+        q7_cached(&argv)
+    };
+    let exact = run(&[]);
+    let err = stderr(&exact);
+    assert!(!exact.status.success());
+    assert!(err.contains(&format!(" of {n} elements (exact comparison; --tolerance REL for float ops)")), "{err}");
+    assert_eq!(err.matches("q7 run: compare: element ").count(), 10, "{err}");
+    let loose = run(&["--tolerance", "1e-6"]);
+    assert!(loose.status.success(), "{}", stderr(&loose));
+    assert!(stderr(&loose).contains(&format!("{n} elements identical within relative tolerance 0.000001")));
+    let tight = run(&["--tolerance", "1e-9"]);
+    assert!(stderr(&tight).contains("(beyond relative tolerance 0.000000001)"), "{}", stderr(&tight));
+}
+
+#[test]
 fn bad_native_requests_fail_in_one_line() {
     let b = build_example("relu");
     let x = input("x10.npy", &[10], 13);
