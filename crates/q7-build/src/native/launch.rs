@@ -62,6 +62,8 @@ pub struct NativeReport {
     pub findings: Vec<Finding>,
     /// Why the run did not finish (exit status, signal, time limit), if so.
     pub failure: Option<String>,
+    /// The run passed its time limit (and was killed).
+    pub timed_out: bool,
     /// What the op printed on stdout.
     pub console: String,
     #[serde(serialize_with = "seconds")]
@@ -148,6 +150,7 @@ impl NativeProgram {
             output,
             findings,
             failure,
+            timed_out: status.is_none(),
             console: stdout,
             wall,
         })

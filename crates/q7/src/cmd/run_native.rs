@@ -176,8 +176,9 @@ fn finish_native(args: &Args, reports: &[NativeReport]) -> Result<()> {
             findings += 1;
         }
     }
-    if let Some(failure) = reports.iter().find_map(|r| r.failure.as_ref()) {
-        bail!("native run: {failure}");
+    if let Some(report) = reports.iter().find(|r| r.failure.is_some()) {
+        let hint = if report.timed_out { "; raise --timeout" } else { "" };
+        bail!("native run: {}{hint}", report.failure.as_deref().unwrap_or_default());
     }
     if findings > 0 {
         bail!("native run: {findings} sanitizer finding(s)");

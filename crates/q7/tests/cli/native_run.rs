@@ -290,6 +290,18 @@ fn libm_differences_need_a_tolerance() {
 }
 
 #[test]
+fn a_native_run_that_never_ends_is_stopped_by_the_timeout() {
+    let b = build_fixture("spin.cpp", "spin", "spin(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x-spin.npy", &[4], 16);
+    let started = std::time::Instant::now();
+    let out = q7_cached(&["run", path(&b), "--fn", "spin", "--in", path(&x), "--native", "--timeout", "2"]);
+    assert!(started.elapsed().as_secs() < 60, "the limit held");
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.trim_end(), "q7: error: native run: the host run passed the 2 s time limit; raise --timeout");
+}
+
+#[test]
 fn bad_native_requests_fail_in_one_line() {
     let b = build_example("relu");
     let x = input("x10.npy", &[10], 13);
