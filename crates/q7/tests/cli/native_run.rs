@@ -203,6 +203,22 @@ fn use_after_free_is_reported_with_its_source_line() {
 }
 
 #[test]
+fn an_overflow_inside_the_sdk_is_placed_at_the_op_line_that_asked_for_it() {
+    let b = build_fixture("tcm_overflow.cpp", "relu_tcm_small", "relu_tcm_small(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x1003-tcm.npy", &[1003], 17);
+    // The simulator's checks see the stores past the TCM block too.
+    let sim = q7_cached(&["run", path(&b), "--fn", "relu_tcm_small", "--in", path(&x)]);
+    assert!(stderr(&sim).contains("past the end"), "{}", stderr(&sim));
+    let out = q7_cached(&["run", path(&b), "--fn", "relu_tcm_small", "--in", path(&x), "--native"]);
+    let err = stderr(&out);
+    let line = marked_line("tcm_overflow.cpp", "NATIVE-FINDING");
+    let src = root().join("fixtures/native/tcm_overflow.cpp");
+    // The write happens in the SDK's memcpy; the finding names the op's call.
+    let at = format!("AddressSanitizer: heap-buffer-overflow: WRITE of size 4012 at {}:{line}:", src.display());
+    assert!(err.contains(&at), "want `{at}` in:\n{err}");
+}
+
+#[test]
 fn uninitialised_read_is_reported_by_memory_sanitizer_with_its_line() {
     let b = build_fixture(
         "uninitialised_read.cpp",
