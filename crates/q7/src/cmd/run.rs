@@ -125,9 +125,9 @@ pub struct Args {
     /// Print a JSON report on stdout (core output goes into it).
     #[arg(long)]
     pub(super) json: bool,
-    /// On a fault, also print the faulting core's memory map.
+    /// On a fault, also print the faulting core's memory map (with --native: a host compile error whole).
     #[arg(short, long)]
-    verbose: bool,
+    pub(super) verbose: bool,
 }
 
 fn parse_number(text: &str) -> Result<Number, String> {

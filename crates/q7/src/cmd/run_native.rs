@@ -93,6 +93,7 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
         seed: args.seed,
         sdk_checks: !args.no_sdk_checks,
         timeout: Duration::from_secs(args.timeout),
+        verbose: args.verbose,
     };
     if flags.compare {
         let started = Instant::now();
@@ -121,13 +122,18 @@ struct HostRun<'a> {
     seed: u64,
     sdk_checks: bool,
     timeout: Duration,
+    /// Host compile errors whole, not folded to one line.
+    verbose: bool,
 }
 
 impl HostRun<'_> {
     /// Builds (or finds) the host program for `sanitizer` and runs it once.
     fn run(&self, sanitizer: Sanitizer) -> Result<NativeReport> {
         let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
-            .map_err(|e| anyhow::anyhow!("{}", one_line(&e.to_string())))?;
+            .map_err(|e| match self.verbose {
+                true => anyhow::anyhow!("{e}"),
+                false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),
+            })?;
         // Scratch for the launch file and the inputs' bytes, per process.
         let work = self.build_dir.join(format!("native-run-{}", std::process::id()));
         let report = program.run(&NativeLaunch {
@@ -145,7 +151,7 @@ impl HostRun<'_> {
     }
 }
 
-/// The compiler's first lines, folded (errors are one line; -v is not here).
+/// The message and the compiler's first error, folded into one line.
 fn one_line(text: &str) -> String {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default().to_string();

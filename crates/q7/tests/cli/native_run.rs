@@ -345,6 +345,32 @@ fn bad_native_requests_fail_in_one_line() {
         stderr(&out)
     );
     assert_eq!(stderr(&out), stderr(&sim));
+    // A source edited after the device build that no longer compiles: one line, and -v shows all.
+    let src = tmp().join("edited.cpp");
+    std::fs::copy(root().join("examples/relu/relu.cpp"), &src).unwrap();
+    let edited = tmp().join("edited");
+    let schema = "relu_forward(Tensor x) -> Tensor";
+    let built = q7_cached(&[
+        "build",
+        "--name",
+        "libe",
+        "--fn",
+        "relu_forward",
+        "--schema",
+        schema,
+        "--build-dir",
+        path(&edited),
+        path(&src),
+    ]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    std::fs::write(&src, std::fs::read_to_string(&src).unwrap() + "int broken(\n").unwrap();
+    let out = q7_cached(&["run", path(&edited), "--fn", "relu_forward", "--in", path(&x), "--native"]);
+    let err = stderr(&out);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{}: does not compile for the host: ", src.display())), "{err}");
+    assert!(err.contains("error: expected expression (-v shows the compiler's output)"), "{err}");
+    let out = q7_cached(&["run", path(&edited), "--fn", "relu_forward", "--in", path(&x), "--native", "-v"]);
+    assert!(stderr(&out).lines().count() > 2, "{}", stderr(&out));
     // Wrong arguments are refused against the schema before anything is built.
     let out = q7_cached(&["run", path(&b), "--fn", "relu_forward", "--native"]);
     assert!(!out.status.success());
