@@ -17,6 +17,17 @@ pub enum ExecError {
     Failed { program: String, status: String, stderr: String },
 }
 
+impl ExecError {
+    /// What the tool said (its stderr), or why it could not run: the text
+    /// a build error quotes.
+    pub fn tool_output(self) -> String {
+        match self {
+            ExecError::Failed { stderr, .. } => stderr.trim_end().to_string(),
+            ExecError::Spawn { .. } => self.to_string(),
+        }
+    }
+}
+
 fn indent_output(s: &str) -> String {
     let body: Vec<String> = s.lines().map(|l| format!("\n    {l}")).collect();
     body.concat()

@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::command::Command;
+use crate::driver::Observer;
+use crate::exec::{self, ExecError};
+
 fn stamp_path(output: &Path) -> PathBuf {
     let mut name = output.file_name().unwrap_or_default().to_os_string();
     name.push(".q7cmd");
@@ -66,6 +70,31 @@ pub fn depfile_inputs(depfile: &Path) -> Option<Vec<PathBuf>> {
         }
     }
     Some(inputs)
+}
+
+/// Runs `cmd` unless `output` is up to date with `inputs`, then stamps it;
+/// returns whether it ran. A failed command leaves no output behind, so the
+/// next build runs it again. `fail` and `stamp` turn the two failures into
+/// the caller's error.
+pub fn make<E>(
+    obs: &dyn Observer,
+    cmd: &Command,
+    output: &Path,
+    inputs: &[PathBuf],
+    fail: impl FnOnce(ExecError) -> E,
+    stamp: impl FnOnce(std::io::Error) -> E,
+) -> Result<bool, E> {
+    let fingerprint = cmd.fingerprint();
+    if up_to_date(output, &fingerprint, inputs) {
+        return Ok(false);
+    }
+    obs.command(cmd);
+    if let Err(e) = exec::run(cmd) {
+        let _ = std::fs::remove_file(output);
+        return Err(fail(e));
+    }
+    record(output, &fingerprint).map_err(stamp)?;
+    Ok(true)
 }
 
 #[cfg(test)]

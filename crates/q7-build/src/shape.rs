@@ -73,13 +73,6 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ShapeError + '_ {
     move |error| ShapeError::Io { path: path.display().to_string(), error }
 }
 
-fn tool_output(error: ExecError) -> String {
-    match error {
-        ExecError::Failed { stderr, .. } => stderr.trim_end().to_string(),
-        ExecError::Spawn { .. } => error.to_string(),
-    }
-}
-
 fn names(sources: &[PathBuf]) -> String {
     sources.iter().map(|s| s.display().to_string()).collect::<Vec<_>>().join(", ")
 }
@@ -94,27 +87,6 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), ShapeError> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
     q7_target::fs::write_atomic(path, text.as_bytes()).map_err(io_err(path))
-}
-
-/// Runs `cmd` unless `output` is up to date with `inputs`; returns whether it ran.
-fn make(
-    obs: &dyn Observer,
-    cmd: &Command,
-    output: &Path,
-    inputs: &[PathBuf],
-    fail: impl FnOnce(ExecError) -> ShapeError,
-) -> Result<bool, ShapeError> {
-    let fingerprint = cmd.fingerprint();
-    if incremental::up_to_date(output, &fingerprint, inputs) {
-        return Ok(false);
-    }
-    obs.command(cmd);
-    if let Err(e) = exec::run(cmd) {
-        let _ = std::fs::remove_file(output);
-        return Err(fail(e));
-    }
-    incremental::record(output, &fingerprint).map_err(io_err(output))?;
-    Ok(true)
 }
 
 /// Builds `<build_dir>/q7-shape` from `sources` (with the project's include
@@ -159,7 +131,8 @@ pub fn build(
         let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
         inputs.push(src.clone());
         let src_name = src.display().to_string();
-        let ran = make(obs, &cmd, &obj, &inputs, |e| ShapeError::Compile { src: src_name, output: tool_output(e) })?;
+        let compile_failed = |e: ExecError| ShapeError::Compile { src: src_name, output: e.tool_output() };
+        let ran = incremental::make(obs, &cmd, &obj, &inputs, compile_failed, io_err(&obj))?;
         let label =
             if src == units.last().unwrap_or(src) { "shape_main.cpp".into() } else { src.display().to_string() };
         obs.step(&format!("{label} (host)"), !ran);
@@ -172,7 +145,8 @@ pub fn build(
     }
     let program = build_dir.join(PROGRAM);
     let link = Command::new(&cxx).args(objs.iter().map(|o| o.as_os_str())).path_arg("-o", &program);
-    let ran = make(obs, &link, &program, &objs, |e| ShapeError::Link { srcs: names(sources), output: tool_output(e) })?;
+    let link_failed = |e: ExecError| ShapeError::Link { srcs: names(sources), output: e.tool_output() };
+    let ran = incremental::make(obs, &link, &program, &objs, link_failed, io_err(&program))?;
     obs.step(PROGRAM, !ran);
     if ran {
         run += 1
@@ -186,7 +160,7 @@ pub fn build(
 /// Runs `program list` and parses its lines.
 fn list(program: &Path, sources: &[PathBuf]) -> Result<Vec<Registration>, ShapeError> {
     let failed = |message: String| ShapeError::Registrations { srcs: names(sources), message };
-    let out = exec::run(&Command::new(program).arg("list")).map_err(|e| failed(tool_output(e)))?;
+    let out = exec::run(&Command::new(program).arg("list")).map_err(|e| failed(e.tool_output()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut registrations = Vec::new();
     for line in text.lines() {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{io_err, tool_output, NativeError, Sanitizer};
+use super::{io_err, NativeError, Sanitizer};
 use crate::command::Command;
 use crate::exec;
 use crate::sdk::{fnv64, SDK_FILES};
@@ -134,7 +134,7 @@ fn build_into(
         let src = tmp.join(rel);
         let cmd = sdk.compile(cxx, sanitizer, &src, &[], &[]).path_arg("-o", &obj_dir.join(object_name(rel)));
         on_command(&cmd);
-        exec::run(&cmd).map(drop).map_err(|e| NativeError::Compile { src: rel.to_string(), output: tool_output(e) })
+        exec::run(&cmd).map(drop).map_err(|e| NativeError::Compile { src: rel.to_string(), output: e.tool_output() })
     })?;
     std::fs::write(tmp.join(".complete"), b"").map_err(io_err(tmp))
 }

@@ -23,7 +23,7 @@ pub use launch::{NativeArg, NativeLaunch, NativeReport, NativeTensor};
 
 use crate::command::Command;
 use crate::driver::{self, BuildRequest, Observer};
-use crate::exec::{self, ExecError};
+use crate::exec::ExecError;
 use crate::incremental;
 use crate::profile::{self, Env};
 
@@ -103,13 +103,6 @@ pub enum NativeError {
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> NativeError + '_ {
     move |error| NativeError::Io { path: path.display().to_string(), error }
-}
-
-pub(crate) fn tool_output(error: ExecError) -> String {
-    match error {
-        ExecError::Failed { stderr, .. } => stderr.trim_end().to_string(),
-        ExecError::Spawn { .. } => error.to_string(),
-    }
 }
 
 /// Records the manifest of `req` in its build directory (unchanged bytes are
@@ -201,7 +194,8 @@ pub fn build(
         let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
         inputs.push(src.clone());
         let src_name = src.display().to_string();
-        let ran = make(obs, &cmd, &obj, &inputs, |e| NativeError::Compile { src: src_name, output: tool_output(e) })?;
+        let compile_failed = |e: ExecError| NativeError::Compile { src: src_name, output: e.tool_output() };
+        let ran = incremental::make(obs, &cmd, &obj, &inputs, compile_failed, io_err(&obj))?;
         obs.step(&format!("{} (host)", src.display()), !ran);
         if ran {
             run += 1
@@ -214,10 +208,8 @@ pub fn build(
     let mut link = Command::new(&cxx).args(sanitizer.flags()).args(objs.iter().map(|o| o.as_os_str()));
     link = link.args(sdk.objects.iter().map(|o| o.as_os_str())).path_arg("-o", &program);
     let inputs: Vec<PathBuf> = objs.iter().chain(&sdk.objects).cloned().collect();
-    let ran = make(obs, &link, &program, &inputs, |e| NativeError::Link {
-        name: manifest.name.clone(),
-        output: tool_output(e),
-    })?;
+    let link_failed = |e: ExecError| NativeError::Link { name: manifest.name.clone(), output: e.tool_output() };
+    let ran = incremental::make(obs, &link, &program, &inputs, link_failed, io_err(&program))?;
     obs.step("q7-native", !ran);
     if ran {
         run += 1
@@ -231,25 +223,4 @@ pub fn build(
         steps_run: run,
         steps_skipped: skipped,
     })
-}
-
-/// Runs `cmd` unless `output` is up to date with `inputs`; returns whether it ran.
-fn make(
-    obs: &dyn Observer,
-    cmd: &Command,
-    output: &Path,
-    inputs: &[PathBuf],
-    fail: impl FnOnce(ExecError) -> NativeError,
-) -> Result<bool, NativeError> {
-    let fingerprint = cmd.fingerprint();
-    if incremental::up_to_date(output, &fingerprint, inputs) {
-        return Ok(false);
-    }
-    obs.command(cmd);
-    if let Err(e) = exec::run(cmd) {
-        let _ = std::fs::remove_file(output);
-        return Err(fail(e));
-    }
-    incremental::record(output, &fingerprint).map_err(io_err(output))?;
-    Ok(true)
 }
