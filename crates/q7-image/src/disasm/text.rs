@@ -19,7 +19,7 @@
 
 use std::io::{self, Write};
 
-use q7_isa::display::push_hex_prefixed;
+use q7_isa::display::{hex_digits, push_hex_prefixed};
 use q7_isa::{push_byte_directive, push_insn};
 
 use super::image::{Image, Region};
@@ -34,13 +34,29 @@ pub struct TextSink<W: Write> {
     line: Vec<u8>,
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// Appends the eight hex digits of `value`.
+fn push_hex8(buf: &mut Vec<u8>, value: u32) {
+    buf.extend_from_slice(&hex_digits(value));
+}
 
-/// Appends the low `digits` hex digits of `value`.
-fn push_hex(buf: &mut Vec<u8>, value: u32, digits: u32) {
-    for shift in (0..digits).rev() {
-        buf.push(HEX[(value >> (4 * shift) & 0xf) as usize]);
+/// Appends the byte column: each byte as `xx `, padded to [`BYTES_PER_LINE`]
+/// bytes' width, plus one space.
+fn push_byte_column(buf: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    if bytes.len() <= BYTES_PER_LINE {
+        // Every line's case: one fixed-width store of spaces, digits on top.
+        let mut column = [b' '; 3 * BYTES_PER_LINE + 1];
+        for (i, &byte) in bytes.iter().enumerate() {
+            column[3 * i] = HEX[usize::from(byte >> 4)];
+            column[3 * i + 1] = HEX[usize::from(byte & 0xf)];
+        }
+        buf.extend_from_slice(&column);
+        return;
     }
+    for &byte in bytes {
+        buf.extend_from_slice(&[HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)], b' ']);
+    }
+    buf.push(b' ');
 }
 
 /// Appends `base` or `base+0x1c` (as [`SymbolicName`]'s Display).
@@ -76,15 +92,9 @@ impl<W: Write> Sink for TextSink<W> {
     fn line(&mut self, image: &Image, region: &Region, line: &Line) -> io::Result<()> {
         let out = &mut self.line;
         out.clear();
-        push_hex(out, line.pc, 8);
+        push_hex8(out, line.pc);
         out.extend_from_slice(b": ");
-        for &byte in line.bytes {
-            push_hex(out, u32::from(byte), 2);
-            out.push(b' ');
-        }
-        // Pad the byte column to BYTES_PER_LINE bytes of "xx ", plus one space.
-        let pad = 3 * BYTES_PER_LINE.saturating_sub(line.bytes.len()) + 1;
-        out.resize(out.len() + pad, b' ');
+        push_byte_column(out, line.bytes);
         match &line.content {
             Content::Insn(insn) => {
                 let mut label = |out: &mut Vec<u8>, addr: u32| match image.name_of(addr, region) {
@@ -98,13 +108,13 @@ impl<W: Write> Sink for TextSink<W> {
             }
             Content::Literal(value) => {
                 out.extend_from_slice(b".word\t0x");
-                push_hex(out, *value, 8);
+                push_hex8(out, *value);
             }
             Content::Undecodable(_) | Content::Data => push_byte_directive(out, line.bytes),
         }
         if let Some(value) = line.literal {
             out.extend_from_slice(b"  ; 0x");
-            push_hex(out, value, 8);
+            push_hex8(out, value);
             if let Some(name) = image.name_of(value, region) {
                 out.extend_from_slice(b" <");
                 push_name(out, name);
