@@ -35,6 +35,7 @@
 
 mod image;
 mod json;
+mod offsets;
 mod plan;
 mod props;
 mod steps;

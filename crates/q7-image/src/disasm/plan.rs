@@ -19,6 +19,7 @@
 //! Every piece also ends at the next label, as before.
 
 use super::image::{Image, Region};
+use super::offsets::OffsetSet;
 use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
 use super::steps::{Kind, Steps};
 
@@ -106,15 +107,16 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool)
 /// Code everywhere, literal words at `l32r` targets, cut at branch targets.
 fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Vec<Piece> {
     let linked = image.is_linked();
-    let whole = vec![Piece { start, end, mode: Mode::Code }];
-    let mut found = collect_targets(region, &with_labels(region, whole), steps, linked);
+    let none = Found::new(region);
+    let mut found = collect_targets(region, LabelCuts::new(region, none.pieces(region, start, end)), steps, linked);
     found.fill_pool_gaps(region);
     found.extend_pools(image, region);
     // Sweep again with the cuts found, until the listing's own targets are the
     // cuts (usually the second pass): a "target" read out of data that a cut
     // shows to be data disappears.
     for _ in 1..MAX_PASSES {
-        let mut next = collect_targets(region, &with_labels(region, found.pieces(start, end)), steps, linked);
+        let cuts = LabelCuts::new(region, found.pieces(region, start, end));
+        let mut next = collect_targets(region, cuts, steps, linked);
         next.fill_pool_gaps(region);
         next.extend_pools(image, region);
         if next == found {
@@ -122,17 +124,17 @@ fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mu
         }
         found = next;
     }
-    found.pieces(start, end)
+    found.pieces(region, start, end).collect()
 }
 
 /// Most collection sweeps of one span.
 const MAX_PASSES: usize = 4;
 
-/// Targets and literal words found by one sweep.
-#[derive(Default, PartialEq, Eq)]
+/// Targets and literal words found by one sweep, as offsets into the region.
+#[derive(PartialEq, Eq)]
 struct Found {
-    targets: Vec<u64>,
-    literals: Vec<u64>,
+    targets: OffsetSet,
+    literals: OffsetSet,
 }
 
 impl Found {
@@ -143,6 +145,11 @@ impl Found {
     /// Most words a pool is extended by at either end.
     const POOL_EXTENSION: usize = 2;
 
+    fn new(region: &Region) -> Found {
+        let len = (region.end() - u64::from(region.addr)) as usize;
+        Found { targets: OffsetSet::new(len), literals: OffsetSet::new(len) }
+    }
+
     /// Extends each run of literal words by up to [`Self::POOL_EXTENSION`]
     /// neighbouring words that look like the pool's unreferenced pointers (a
     /// stripped image has no label to end the pool): the value is an address
@@ -151,18 +158,21 @@ impl Found {
         if !image.is_linked() {
             return;
         }
+        let base = u64::from(region.addr);
         let word_at = |at: u64| {
-            let bytes = region.bytes.get((at.checked_sub(u64::from(region.addr))?) as usize..)?.get(..4)?;
+            let bytes = region.bytes.get((at.checked_sub(base)?) as usize..)?.get(..4)?;
             Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
         };
         let pointer_like = |at: u64, neighbour: u64| {
             let (Some(value), Some(near)) = (word_at(at), word_at(neighbour)) else { return false };
             let in_image = image.regions.iter().any(|r| r.alloc && r.contains(value));
-            self.targets.binary_search(&at).is_err() && (in_image || (value >> 20 == near >> 20 && near >> 20 != 0))
+            !self.targets.contains((at - base) as usize) && (in_image || (value >> 20 == near >> 20 && near >> 20 != 0))
         };
+        let literal = |at: u64| at.checked_sub(base).is_some_and(|offset| self.literals.contains(offset as usize));
         let mut extra = Vec::new();
-        for (i, &word) in self.literals.iter().enumerate() {
-            if i == 0 || self.literals[i - 1] + 4 != word {
+        for offset in self.literals.iter() {
+            let word = base + offset as u64;
+            if !literal(word.wrapping_sub(4)) {
                 let mut near = word;
                 for _ in 0..Self::POOL_EXTENSION {
                     match near.checked_sub(4).filter(|&at| pointer_like(at, near)) {
@@ -174,7 +184,7 @@ impl Found {
                     }
                 }
             }
-            if self.literals.get(i + 1) != Some(&(word + 4)) {
+            if !literal(word + 4) {
                 let mut near = word;
                 for _ in 0..Self::POOL_EXTENSION {
                     let at = near + 4;
@@ -186,64 +196,74 @@ impl Found {
                 }
             }
         }
-        self.literals.extend(extra);
-        self.literals.sort_unstable();
-        self.literals.dedup();
+        for at in extra {
+            self.literals.insert((at - base) as usize);
+        }
     }
 
     /// Adds the words of short aligned gaps inside a literal pool: a word
     /// loaded only by code the sweep misread, or not at all, is still data.
     fn fill_pool_gaps(&mut self, region: &Region) {
+        let base = u64::from(region.addr);
         let mut extra = Vec::new();
-        for (i, &word) in self.literals.iter().enumerate() {
+        let mut literals = self.literals.iter().peekable();
+        let mut next_label = None;
+        while let Some(offset) = literals.next() {
+            let word = base + offset as u64;
             let gap_start = word + 4;
-            let next_literal = self.literals.get(i + 1).copied();
-            let next_label = region.labels.next_after(word);
+            let next_literal = literals.peek().map(|&next| base + next as u64);
+            // Words come in increasing order: look the label up again only
+            // once the last answer is passed.
+            if next_label.is_none_or(|label| label <= word) {
+                next_label = region.labels.next_after(word);
+            }
             let Some(gap_end) = [next_literal, next_label].into_iter().flatten().min() else { continue };
             let gap = gap_end.saturating_sub(gap_start);
-            let first_target = self.targets.partition_point(|&t| t < gap_start);
-            let targeted = self.targets.get(first_target).is_some_and(|&t| t < gap_end);
-            if gap > 0 && gap <= Self::POOL_GAP && gap % 4 == 0 && !targeted {
-                extra.extend((gap_start..gap_end).step_by(4));
+            if gap > 0 && gap <= Self::POOL_GAP && gap % 4 == 0 {
+                let (from, to) = ((gap_start - base) as usize, (gap_end - base) as usize);
+                if !self.targets.any_in(from, to) {
+                    extra.extend((from..to).step_by(4));
+                }
             }
         }
-        self.literals.extend(extra);
-        self.literals.sort_unstable();
-        self.literals.dedup();
+        drop(literals);
+        for offset in extra {
+            self.literals.insert(offset);
+        }
     }
 
-    fn pieces(&self, start: u64, end: u64) -> Vec<Piece> {
-        let mut out = Vec::new();
+    /// The pieces of `start..end`: a literal piece at each literal word that
+    /// fits, code up to the next literal word or target.
+    fn pieces<'f>(&'f self, region: &Region, start: u64, end: u64) -> impl Iterator<Item = Piece> + 'f {
+        let base = u64::from(region.addr);
         let mut pos = start;
-        let mut literals = self.literals.iter().copied().filter(|&l| l >= start && l + 4 <= end).peekable();
-        let mut targets = self.targets.iter().copied().filter(|&t| t > start && t < end).peekable();
-        while pos < end {
-            if literals.peek() == Some(&pos) {
-                literals.next();
-                out.push(Piece { start: pos, end: pos + 4, mode: Mode::Literal });
+        std::iter::from_fn(move || {
+            if pos >= end {
+                return None;
+            }
+            let offset = (pos - base) as usize;
+            if pos + 4 <= end && self.literals.contains(offset) {
                 pos += 4;
-                continue;
+                return Some(Piece { start: pos - 4, end: pos, mode: Mode::Literal });
             }
-            while literals.peek().is_some_and(|&l| l < pos) {
-                literals.next();
-            }
-            while targets.peek().is_some_and(|&t| t <= pos) {
-                targets.next();
-            }
-            let stop = [literals.peek(), targets.peek()].into_iter().flatten().copied().min().unwrap_or(end).min(end);
-            out.push(Piece { start: pos, end: stop, mode: Mode::Code });
+            // Literal words are word-aligned, so none starts inside this one.
+            let literal = self.literals.first_from(offset).map(|l| base + l as u64).filter(|&l| l + 4 <= end);
+            let target = self.targets.first_from(offset + 1).map(|t| base + t as u64);
+            let stop = [literal, target].into_iter().flatten().min().unwrap_or(end).min(end);
+            let piece = Piece { start: pos, end: stop, mode: Mode::Code };
             pos = stop;
-        }
-        out
+            Some(piece)
+        })
     }
 }
 
 /// Sweeps the code pieces and records targets inside the region.
-fn collect_targets(region: &Region, pieces: &[Piece], steps: &mut Steps, linked: bool) -> Found {
-    let mut found = Found::default();
-    for piece in pieces.iter().filter(|p| p.mode == Mode::Code) {
-        let mut at = (piece.start - u64::from(region.addr)) as usize;
-        let end = (piece.end - u64::from(region.addr)) as usize;
+fn collect_targets(region: &Region, pieces: impl Iterator<Item = Piece>, steps: &mut Steps, linked: bool) -> Found {
+    let mut found = Found::new(region);
+    let base = u64::from(region.addr);
+    for piece in pieces.filter(|p| p.mode == Mode::Code) {
+        let mut at = (piece.start - base) as usize;
+        let end = (piece.end - base) as usize;
         while at < end {
             let (len, target) = steps.at(at, end);
             let pc = region.addr.wrapping_add(at as u32);
@@ -253,24 +273,63 @@ fn collect_targets(region: &Region, pieces: &[Piece], steps: &mut Steps, linked:
             if target > pc && u64::from(target) < u64::from(pc) + len as u64 {
                 continue;
             }
+            let offset = (u64::from(target) - base) as usize;
             match kind {
-                Kind::Literal if linked && target % 4 == 0 => found.literals.push(u64::from(target)),
+                Kind::Literal if linked && target % 4 == 0 => found.literals.insert(offset),
                 Kind::Literal => {}
                 Kind::Call if !linked => {}
-                _ => found.targets.push(u64::from(target)),
+                _ => found.targets.insert(offset),
             }
         }
     }
-    found.targets.sort_unstable();
-    found.targets.dedup();
-    found.literals.sort_unstable();
-    found.literals.dedup();
     found
 }
 
-fn with_labels(region: &Region, mut pieces: Vec<Piece>) -> Vec<Piece> {
-    cut_at_labels(region, &mut pieces);
-    pieces
+/// Pieces split at every label inside them, in one merge with the sorted
+/// labels.
+struct LabelCuts<'r, I> {
+    region: &'r Region<'r>,
+    pieces: I,
+    /// The rest of a piece a label cut.
+    pending: Option<Piece>,
+    /// The first label above the last piece start looked up.
+    next_label: Option<u64>,
+    looked_up_at: Option<u64>,
+}
+
+impl<'r, I: Iterator<Item = Piece>> LabelCuts<'r, I> {
+    fn new(region: &'r Region<'r>, pieces: I) -> LabelCuts<'r, I> {
+        LabelCuts { region, pieces, pending: None, next_label: None, looked_up_at: None }
+    }
+
+    /// The first label strictly above `pos` (positions only increase, so a
+    /// lookup is needed only once `pos` passes the last answer).
+    fn label_after(&mut self, pos: u64) -> Option<u64> {
+        let stale = self.looked_up_at.is_none_or(|at| pos < at) || self.next_label.is_some_and(|next| next <= pos);
+        if stale {
+            self.next_label = self.region.labels.next_after(pos);
+            self.looked_up_at = Some(pos);
+        }
+        self.next_label
+    }
+}
+
+impl<I: Iterator<Item = Piece>> Iterator for LabelCuts<'_, I> {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        let piece = match self.pending.take() {
+            Some(piece) => piece,
+            None => self.pieces.next()?,
+        };
+        match self.label_after(piece.start).filter(|&label| label < piece.end) {
+            Some(label) => {
+                self.pending = Some(Piece { start: label, ..piece });
+                Some(Piece { end: label, ..piece })
+            }
+            None => Some(piece),
+        }
+    }
 }
 
 /// Splits pieces at every label inside them.
@@ -278,14 +337,5 @@ fn cut_at_labels(region: &Region, pieces: &mut Vec<Piece>) {
     if region.labels.is_empty() {
         return;
     }
-    let mut out = Vec::with_capacity(pieces.len());
-    for piece in pieces.iter() {
-        let mut pos = piece.start;
-        while let Some(next) = region.labels.next_after(pos).filter(|&n| n < piece.end) {
-            out.push(Piece { start: pos, end: next, mode: piece.mode });
-            pos = next;
-        }
-        out.push(Piece { start: pos, ..*piece });
-    }
-    *pieces = out;
+    *pieces = LabelCuts::new(region, std::mem::take(pieces).into_iter()).collect();
 }
