@@ -43,21 +43,18 @@ pub(super) fn is_label(symbol: &Symbol) -> bool {
 }
 
 impl<'a> Labels<'a> {
-    /// Builds the labels from `(address, symbol)` candidates of one section.
-    pub(super) fn from_candidates(mut candidates: Vec<(u32, Symbol<'a>)>) -> Labels<'a> {
+    /// Builds the labels from the candidates of one section: `(address,
+    /// index into symbols)`, in symbol-table order.
+    pub(super) fn from_candidates(symbols: &[Symbol<'a>], candidates: Vec<(u32, usize)>) -> Labels<'a> {
         // Sort small keys (address, rank, index), not the symbols themselves;
         // the index keeps equal names in table order, as a stable sort would.
         let mut order: Vec<(u32, (u8, u8, usize), usize)> =
-            candidates.iter().enumerate().map(|(i, (addr, symbol))| (*addr, rank(symbol), i)).collect();
+            candidates.into_iter().map(|(addr, i)| (addr, rank(&symbols[i]), i)).collect();
         order.sort_unstable_by(|x, y| {
-            (x.0, x.1)
-                .cmp(&(y.0, y.1))
-                .then_with(|| candidates[x.2].1.name.cmp(&candidates[y.2].1.name))
-                .then(x.2.cmp(&y.2))
+            (x.0, x.1).cmp(&(y.0, y.1)).then_with(|| symbols[x.2].name.cmp(&symbols[y.2].name)).then(x.2.cmp(&y.2))
         });
         order.dedup_by_key(|(addr, _, _)| *addr);
-        let entries = order.into_iter().map(|(addr, _, i)| (addr, std::mem::take(&mut candidates[i].1.name))).collect();
-        Labels { entries }
+        Labels { entries: order.into_iter().map(|(addr, _, i)| (addr, symbols[i].name.clone())).collect() }
     }
 
     pub fn is_empty(&self) -> bool {
