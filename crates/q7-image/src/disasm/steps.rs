@@ -45,7 +45,12 @@ pub struct Steps<'a> {
 
 impl<'a> Steps<'a> {
     pub fn new(bytes: &'a [u8], base: u32, isa: &IsaOptions) -> Steps<'a> {
-        let memo = if bytes.len() <= MAX_MEMO_BYTES { vec![0; bytes.len()] } else { Vec::new() };
+        // Zeroed by writing, not `vec![0; n]`: a calloc'd page is first read
+        // (mapping the shared zero page) and then written (a second fault).
+        let mut memo = Vec::new();
+        if bytes.len() <= MAX_MEMO_BYTES {
+            memo.resize(bytes.len(), 0);
+        }
         Steps { bytes, base, isa: *isa, memo }
     }
 
