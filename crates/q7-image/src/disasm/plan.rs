@@ -63,16 +63,41 @@ impl BoundarySource {
     }
 }
 
-/// The pieces of `start..end` of `region`, in address order; `steps` are
-/// the region's decodes, kept for the listing.
-pub fn pieces(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Vec<Piece> {
-    let mut modes = match &region.blocks {
+/// How one span is cut into pieces.
+pub struct Plan {
+    cuts: Cuts,
+}
+
+enum Cuts {
+    /// The property (or literal) table's pieces.
+    Table(Vec<Piece>),
+    /// The targets and literal words the sweeps found in `start..end`.
+    Found { found: Found, start: u64, end: u64 },
+}
+
+impl Plan {
+    /// The pieces in address order, each also cut at every label inside it.
+    /// They are produced as the listing goes, never stored: a large image
+    /// has hundreds of thousands.
+    pub fn pieces<'p>(&'p self, region: &'p Region<'p>) -> Box<dyn Iterator<Item = Piece> + 'p> {
+        match &self.cuts {
+            Cuts::Table(pieces) => Box::new(LabelCuts::new(region, pieces.iter().copied())),
+            Cuts::Found { found, start, end } => Box::new(LabelCuts::new(region, found.pieces(region, *start, *end))),
+        }
+    }
+}
+
+/// The plan for `start..end` of `region`; `steps` are the region's
+/// decodes, kept for the listing.
+pub fn plan(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Plan {
+    let cuts = match &region.blocks {
         // A literal table says nothing of the bytes between its blocks: code.
-        Some(blocks) => table_modes(blocks, start, end, region.boundaries == BoundarySource::PropertyTable),
-        None => target_modes(image, region, start, end, steps),
+        Some(blocks) => {
+            Cuts::Table(table_modes(blocks, start, end, region.boundaries == BoundarySource::PropertyTable))
+        }
+        None => Cuts::Found { found: target_modes(image, region, start, end, steps), start, end },
     };
-    cut_at_labels(region, &mut modes);
-    modes
+    Plan { cuts }
 }
 
 /// The mode of every address by GNU objdump's rule: the block holding it, or
@@ -104,8 +129,9 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool)
     out
 }
 
-/// Code everywhere, literal words at `l32r` targets, cut at branch targets.
-fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Vec<Piece> {
+/// Code everywhere, literal words at `l32r` targets, cut at branch targets:
+/// the targets and words found.
+fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Found {
     let linked = image.is_linked();
     let none = Found::new(region);
     let mut found = collect_targets(region, LabelCuts::new(region, none.pieces(region, start, end)), steps, linked);
@@ -124,7 +150,7 @@ fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mu
         }
         found = next;
     }
-    found.pieces(region, start, end).collect()
+    found
 }
 
 /// Most collection sweeps of one span.
@@ -330,12 +356,4 @@ impl<I: Iterator<Item = Piece>> Iterator for LabelCuts<'_, I> {
             None => Some(piece),
         }
     }
-}
-
-/// Splits pieces at every label inside them.
-fn cut_at_labels(region: &Region, pieces: &mut Vec<Piece>) {
-    if region.labels.is_empty() {
-        return;
-    }
-    *pieces = LabelCuts::new(region, std::mem::take(pieces).into_iter()).collect();
 }

@@ -15,7 +15,7 @@ use std::io;
 use q7_isa::{sweep, DecodeError, Insn, IsaOptions, Opcode};
 
 use super::image::{Image, Region};
-use super::plan::{pieces, Mode};
+use super::plan::{plan, Mode};
 use super::steps::Steps;
 
 /// Most bytes on one `.byte` line.
@@ -80,7 +80,8 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
         sink.section(image, region, span)?;
         // One decode per instruction: the boundary sweeps' decodes are listed.
         let mut steps = Steps::new(region.bytes, region.addr, isa);
-        for piece in pieces(image, region, span.start, span.end, &mut steps) {
+        let plan = plan(image, region, span.start, span.end, &mut steps);
+        for piece in plan.pieces(region) {
             // Span bounds lie inside the region, so these fit in u32 and usize.
             let pc = piece.start as u32;
             if piece.start == span.start || region.labels.at(pc).is_some() {
