@@ -26,13 +26,16 @@ use super::image::{Image, Region};
 use super::symbols::SymbolicName;
 use super::walk::{Content, Line, Sink, Span, BYTES_PER_LINE};
 
-/// Writes the human listing to `out`.
+/// Writes the human listing to `out`; [`TextSink::finish`] writes the rest.
 pub struct TextSink<W: Write> {
     out: W,
-    /// The line being built: one `write_all` per line instead of one write
-    /// per formatted piece.
-    line: Vec<u8>,
+    /// Lines are formatted straight into this buffer, which goes to `out`
+    /// in chunks of about [`CHUNK`] bytes: no per-line write or copy.
+    buf: Vec<u8>,
 }
+
+/// Bytes gathered before one write to the output.
+const CHUNK: usize = 64 << 10;
 
 /// Appends the eight hex digits of `value`.
 fn push_hex8(buf: &mut Vec<u8>, value: u32) {
@@ -70,28 +73,47 @@ fn push_name(out: &mut Vec<u8>, name: SymbolicName) {
 
 impl<W: Write> TextSink<W> {
     /// Starts a listing with its one-line header (`title` names the input).
-    pub fn new(mut out: W, title: &str, image: &Image, isa_note: &str) -> io::Result<TextSink<W>> {
-        writeln!(out, "{title}: {}; ISA {isa_note}", image.describe())?;
-        Ok(TextSink { out, line: Vec::with_capacity(128) })
+    pub fn new(out: W, title: &str, image: &Image, isa_note: &str) -> io::Result<TextSink<W>> {
+        let mut buf = Vec::with_capacity(CHUNK + 4096);
+        writeln!(buf, "{title}: {}; ISA {isa_note}", image.describe())?;
+        Ok(TextSink { out, buf })
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
+    /// Writes what is still buffered; returns the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(&self.buf)?;
+        Ok(self.out)
+    }
+
+    /// Passes a full chunk on to the output.
+    fn written(&mut self) -> io::Result<()> {
+        if self.buf.len() >= CHUNK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
     }
 }
 
 impl<W: Write> Sink for TextSink<W> {
     fn section(&mut self, _image: &Image, region: &Region, _span: &Span) -> io::Result<()> {
-        writeln!(self.out, "\nDisassembly of section {}:", region.name)
+        self.buf.extend_from_slice(b"\nDisassembly of section ");
+        self.buf.extend_from_slice(region.name.as_bytes());
+        self.buf.extend_from_slice(b":\n");
+        self.written()
     }
 
     fn label(&mut self, _image: &Image, region: &Region, addr: u32) -> io::Result<()> {
-        writeln!(self.out, "\n{addr:08x} <{}>:", region.name_of(addr))
+        self.buf.push(b'\n');
+        push_hex8(&mut self.buf, addr);
+        self.buf.extend_from_slice(b" <");
+        push_name(&mut self.buf, region.name_of(addr));
+        self.buf.extend_from_slice(b">:\n");
+        self.written()
     }
 
     fn line(&mut self, image: &Image, region: &Region, line: &Line) -> io::Result<()> {
-        let out = &mut self.line;
-        out.clear();
+        let out = &mut self.buf;
         push_hex8(out, line.pc);
         out.extend_from_slice(b": ");
         push_byte_column(out, line.bytes);
@@ -122,6 +144,6 @@ impl<W: Write> Sink for TextSink<W> {
             }
         }
         out.push(b'\n');
-        self.out.write_all(out)
+        self.written()
     }
 }
