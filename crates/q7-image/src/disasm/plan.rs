@@ -22,6 +22,7 @@ use super::image::{Image, Region};
 use super::offsets::OffsetSet;
 use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
 use super::steps::{Kind, Steps};
+use super::symbols::Labels;
 
 /// How the bytes of a piece are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,10 +77,10 @@ enum Cuts {
 }
 
 impl Plan {
-    /// The pieces in address order, each also cut at every label inside it.
-    /// They are produced as the listing goes, never stored: a large image
-    /// has hundreds of thousands.
-    pub fn pieces<'p>(&'p self, region: &'p Region<'p>) -> Box<dyn Iterator<Item = Piece> + 'p> {
+    /// The pieces in address order, each also cut at every label inside it,
+    /// with whether a label stands at its start. They are produced as the
+    /// listing goes, never stored: a large image has hundreds of thousands.
+    pub fn pieces<'p>(&'p self, region: &'p Region<'p>) -> Box<dyn Iterator<Item = (Piece, bool)> + 'p> {
         match &self.cuts {
             Cuts::Table(pieces) => Box::new(LabelCuts::new(region, pieces.iter().copied())),
             Cuts::Found { found, start, end } => Box::new(LabelCuts::new(region, found.pieces(region, *start, *end))),
@@ -284,10 +285,15 @@ impl Found {
 }
 
 /// Sweeps the code pieces and records targets inside the region.
-fn collect_targets(region: &Region, pieces: impl Iterator<Item = Piece>, steps: &mut Steps, linked: bool) -> Found {
+fn collect_targets(
+    region: &Region,
+    pieces: impl Iterator<Item = (Piece, bool)>,
+    steps: &mut Steps,
+    linked: bool,
+) -> Found {
     let mut found = Found::new(region);
     let base = u64::from(region.addr);
-    for piece in pieces.filter(|p| p.mode == Mode::Code) {
+    for (piece, _) in pieces.filter(|(p, _)| p.mode == Mode::Code) {
         let mut at = (piece.start - base) as usize;
         let end = (piece.end - base) as usize;
         while at < end {
@@ -311,49 +317,45 @@ fn collect_targets(region: &Region, pieces: impl Iterator<Item = Piece>, steps: 
     found
 }
 
-/// Pieces split at every label inside them, in one merge with the sorted
-/// labels.
+/// Pieces split at every label inside them, each with whether a label
+/// stands at its start: one merge with the labels (in address order).
 struct LabelCuts<'r, I> {
-    region: &'r Region<'r>,
+    labels: &'r Labels<'r>,
     pieces: I,
     /// The rest of a piece a label cut.
     pending: Option<Piece>,
-    /// The first label above the last piece start looked up.
-    next_label: Option<u64>,
-    looked_up_at: Option<u64>,
+    /// Index of the first label at or above the last piece's start.
+    cursor: Option<usize>,
 }
 
 impl<'r, I: Iterator<Item = Piece>> LabelCuts<'r, I> {
     fn new(region: &'r Region<'r>, pieces: I) -> LabelCuts<'r, I> {
-        LabelCuts { region, pieces, pending: None, next_label: None, looked_up_at: None }
-    }
-
-    /// The first label strictly above `pos` (positions only increase, so a
-    /// lookup is needed only once `pos` passes the last answer).
-    fn label_after(&mut self, pos: u64) -> Option<u64> {
-        let stale = self.looked_up_at.is_none_or(|at| pos < at) || self.next_label.is_some_and(|next| next <= pos);
-        if stale {
-            self.next_label = self.region.labels.next_after(pos);
-            self.looked_up_at = Some(pos);
-        }
-        self.next_label
+        LabelCuts { labels: &region.labels, pieces, pending: None, cursor: None }
     }
 }
 
 impl<I: Iterator<Item = Piece>> Iterator for LabelCuts<'_, I> {
-    type Item = Piece;
+    type Item = (Piece, bool);
 
-    fn next(&mut self) -> Option<Piece> {
+    fn next(&mut self) -> Option<(Piece, bool)> {
         let piece = match self.pending.take() {
             Some(piece) => piece,
             None => self.pieces.next()?,
         };
-        match self.label_after(piece.start).filter(|&label| label < piece.end) {
+        // Piece starts only increase, so the cursor only moves forward.
+        let mut index = self.cursor.unwrap_or_else(|| self.labels.index_from(piece.start));
+        while self.labels.address(index).is_some_and(|label| label < piece.start) {
+            index += 1;
+        }
+        self.cursor = Some(index);
+        let at_label = self.labels.address(index) == Some(piece.start);
+        let next = if at_label { index + 1 } else { index };
+        match self.labels.address(next).filter(|&label| label < piece.end) {
             Some(label) => {
                 self.pending = Some(Piece { start: label, ..piece });
-                Some(Piece { end: label, ..piece })
+                Some((Piece { end: label, ..piece }, at_label))
             }
-            None => Some(piece),
+            None => Some((piece, at_label)),
         }
     }
 }

@@ -74,6 +74,16 @@ impl<'a> Labels<'a> {
         Some((*at, name))
     }
 
+    /// How many labels lie below `addr`: the index of the first at or above it.
+    pub fn index_from(&self, addr: u64) -> usize {
+        self.entries.partition_point(|(a, _)| u64::from(*a) < addr)
+    }
+
+    /// The address of the label at `index` (labels in address order).
+    pub fn address(&self, index: usize) -> Option<u64> {
+        self.entries.get(index).map(|(a, _)| u64::from(*a))
+    }
+
     /// The first label address strictly above `addr`.
     pub fn next_after(&self, addr: u64) -> Option<u64> {
         let i = self.entries.partition_point(|(a, _)| u64::from(*a) <= addr);

@@ -81,10 +81,10 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
         // One decode per instruction: the boundary sweeps' decodes are listed.
         let mut steps = Steps::new(region.bytes, region.addr, isa);
         let plan = plan(image, region, span.start, span.end, &mut steps);
-        for piece in plan.pieces(region) {
+        for (piece, at_label) in plan.pieces(region) {
             // Span bounds lie inside the region, so these fit in u32 and usize.
             let pc = piece.start as u32;
-            if piece.start == span.start || region.labels.at(pc).is_some() {
+            if piece.start == span.start || at_label {
                 sink.label(image, region, pc)?;
             }
             let from = (piece.start - u64::from(region.addr)) as usize;
