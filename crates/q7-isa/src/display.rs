@@ -123,15 +123,28 @@ pub fn push_decimal(out: &mut Vec<u8>, value: i64) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// The two hex digits of every byte value.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut pairs = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [HEX[byte >> 4], HEX[byte & 0xf]];
+        byte += 1;
+    }
+    pairs
+};
+
+/// The two lower-case hex digits of `byte`.
+pub fn hex_pair(byte: u8) -> [u8; 2] {
+    HEX_PAIRS[usize::from(byte)]
+}
+
 /// The eight lower-case hex digits of `value`, most significant first.
 pub fn hex_digits(value: u32) -> [u8; 8] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    // A fixed array filled in one unrolled loop: no per-digit capacity checks.
-    let mut digits = [0u8; 8];
-    for (i, digit) in digits.iter_mut().enumerate() {
-        *digit = HEX[(value >> (28 - 4 * i) & 0xf) as usize];
-    }
-    digits
+    // One table lookup per byte, into a fixed array: no per-digit checks.
+    let [a, b, c, d] = value.to_be_bytes().map(hex_pair);
+    [a[0], a[1], b[0], b[1], c[0], c[1], d[0], d[1]]
 }
 
 /// Appends `value` as lower-case hex with `0x` and no leading zeros (`{:#x}`).

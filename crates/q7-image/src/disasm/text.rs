@@ -19,7 +19,7 @@
 
 use std::io::{self, Write};
 
-use q7_isa::display::{hex_digits, push_hex_prefixed};
+use q7_isa::display::{hex_digits, hex_pair, push_hex_prefixed};
 use q7_isa::{push_byte_directive, push_insn};
 
 use super::image::{Image, Region};
@@ -45,19 +45,18 @@ fn push_hex8(buf: &mut Vec<u8>, value: u32) {
 /// Appends the byte column: each byte as `xx `, padded to [`BYTES_PER_LINE`]
 /// bytes' width, plus one space.
 fn push_byte_column(buf: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     if bytes.len() <= BYTES_PER_LINE {
         // Every line's case: one fixed-width store of spaces, digits on top.
         let mut column = [b' '; 3 * BYTES_PER_LINE + 1];
         for (i, &byte) in bytes.iter().enumerate() {
-            column[3 * i] = HEX[usize::from(byte >> 4)];
-            column[3 * i + 1] = HEX[usize::from(byte & 0xf)];
+            column[3 * i..3 * i + 2].copy_from_slice(&hex_pair(byte));
         }
         buf.extend_from_slice(&column);
         return;
     }
     for &byte in bytes {
-        buf.extend_from_slice(&[HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)], b' ']);
+        let [high, low] = hex_pair(byte);
+        buf.extend_from_slice(&[high, low, b' ']);
     }
     buf.push(b' ');
 }
