@@ -59,16 +59,22 @@ impl<'a> Steps<'a> {
     }
 
     /// The memo entry at `offset`, decoded the first time.
+    #[inline]
     fn packed(&mut self, offset: usize) -> u32 {
         match self.memo.get(offset) {
             Some(&packed) if packed & COMPUTED != 0 => packed,
-            Some(_) => {
-                let packed = self.pack(offset);
-                self.memo[offset] = packed;
-                packed
-            }
-            None => self.pack(offset),
+            _ => self.first_visit(offset),
         }
+    }
+
+    /// Decodes `offset` and memoises it (when the region is memoised).
+    #[cold]
+    fn first_visit(&mut self, offset: usize) -> u32 {
+        let packed = self.pack(offset);
+        if let Some(slot) = self.memo.get_mut(offset) {
+            *slot = packed;
+        }
+        packed
     }
 
     /// The instruction the sweep of a piece ending at `end` lists at
@@ -85,6 +91,7 @@ impl<'a> Steps<'a> {
 
     /// The sweep step at `offset` of a piece ending at `end`: the bytes it
     /// covers (as [`q7_isa::sweep`] would step) and the target it names.
+    #[inline]
     pub fn at(&mut self, offset: usize, end: usize) -> (usize, Option<(u32, Kind)>) {
         let packed = self.packed(offset);
         let len = (packed >> LEN_SHIFT & 7) as usize;
@@ -102,7 +109,12 @@ impl<'a> Steps<'a> {
             let delta = ((packed << (32 - DELTA_BITS)) as i32) >> (32 - DELTA_BITS);
             return (len, Some((self.pc(offset).wrapping_add_signed(delta), kind)));
         }
-        // Undecodable, or cut by the piece end: the sweep's own rule (rare).
+        self.swept(offset, end)
+    }
+
+    /// Undecodable, or cut by the piece end: the sweep's own rule (rare).
+    #[cold]
+    fn swept(&self, offset: usize, end: usize) -> (usize, Option<(u32, Kind)>) {
         let pc = self.pc(offset);
         (sweep(&self.bytes[offset..end], pc, &self.isa).next().map_or(1, |item| item.len()), None)
     }
@@ -112,6 +124,7 @@ impl<'a> Steps<'a> {
     }
 
     /// [`Self::at`] for an instruction whose target did not fit the memo.
+    #[cold]
     fn decoded_afresh(&self, offset: usize) -> (usize, Option<(u32, Kind)>) {
         let insn = decode(&self.bytes[offset..], self.pc(offset), &self.isa).expect("memoised as decodable");
         (usize::from(insn.len), insn.target().map(|t| (t, kind_of(insn.op))))
