@@ -134,8 +134,9 @@ fn table_modes(blocks: &[PropBlock], start: u64, end: u64, gaps_like_next: bool)
 /// the targets and words found.
 fn target_modes(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Found {
     let linked = image.is_linked();
-    let none = Found::new(region);
-    let mut found = collect_targets(region, LabelCuts::new(region, none.pieces(region, start, end)), steps, linked);
+    // The first sweep has no cuts but the labels.
+    let whole = std::iter::once(Piece { start, end, mode: Mode::Code });
+    let mut found = collect_targets(region, LabelCuts::new(region, whole), steps, linked);
     found.fill_pool_gaps(region);
     found.extend_pools(image, region);
     // Sweep again with the cuts found, until the listing's own targets are the
@@ -356,6 +357,101 @@ impl<I: Iterator<Item = Piece>> Iterator for LabelCuts<'_, I> {
                 Some((Piece { end: label, ..piece }, at_label))
             }
             None => Some((piece, at_label)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    /// The pieces as the list-based planner made them: sorted target and
+    /// literal lists walked together, then each piece split at its labels.
+    fn pieces_by_lists(targets: &[u64], literals: &[u64], labels: &Labels, start: u64, end: u64) -> Vec<Piece> {
+        let mut out = Vec::new();
+        let mut pos = start;
+        let mut literals = literals.iter().copied().filter(|&l| l >= start && l + 4 <= end).peekable();
+        let mut targets = targets.iter().copied().filter(|&t| t > start && t < end).peekable();
+        while pos < end {
+            if literals.peek() == Some(&pos) {
+                literals.next();
+                out.push(Piece { start: pos, end: pos + 4, mode: Mode::Literal });
+                pos += 4;
+                continue;
+            }
+            while literals.peek().is_some_and(|&l| l < pos) {
+                literals.next();
+            }
+            while targets.peek().is_some_and(|&t| t <= pos) {
+                targets.next();
+            }
+            let stop = [literals.peek(), targets.peek()].into_iter().flatten().copied().min().unwrap_or(end).min(end);
+            out.push(Piece { start: pos, end: stop, mode: Mode::Code });
+            pos = stop;
+        }
+        let mut cut = Vec::new();
+        for piece in out {
+            let mut pos = piece.start;
+            while let Some(next) = labels.next_after(pos).filter(|&n| n < piece.end) {
+                cut.push(Piece { start: pos, end: next, mode: piece.mode });
+                pos = next;
+            }
+            cut.push(Piece { start: pos, ..piece });
+        }
+        cut
+    }
+
+    #[test]
+    fn streamed_pieces_are_the_list_planners() {
+        const BASE: u32 = 0x8400_0000;
+        let bytes = vec![0u8; 600];
+        let mut state = 0x2545_f491u32;
+        let mut next = |below: u32| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (state >> 8) % below
+        };
+        for round in 0..300 {
+            let density = 1 + round % 40;
+            let targets: Vec<u64> = (0..density).map(|_| u64::from(BASE + next(600))).collect();
+            // Literal words are word-aligned, as every source of them makes them.
+            let literals: Vec<u64> = (0..density).map(|_| u64::from(BASE + next(150) * 4)).collect();
+            let label_addresses: Vec<u32> = (0..density / 2).map(|_| BASE + next(600)).collect();
+            let region = Region {
+                name: Cow::Borrowed(".text"),
+                addr: BASE,
+                size: bytes.len() as u32,
+                bytes: &bytes,
+                alloc: true,
+                exec: true,
+                labels: Labels::at_addresses(&label_addresses),
+                blocks: None,
+                boundaries: BoundarySource::Targets,
+            };
+            let mut found = Found::new(&region);
+            targets.iter().for_each(|&t| found.targets.insert((t - u64::from(BASE)) as usize));
+            literals.iter().for_each(|&l| found.literals.insert((l - u64::from(BASE)) as usize));
+            let (mut sorted_targets, mut sorted_literals) = (targets.clone(), literals.clone());
+            sorted_targets.sort_unstable();
+            sorted_targets.dedup();
+            sorted_literals.sort_unstable();
+            sorted_literals.dedup();
+            let start = u64::from(BASE + next(300));
+            let end = start + 1 + u64::from(next(300));
+            let plan = Plan { cuts: Cuts::Found { found, start, end } };
+            let streamed: Vec<(Piece, bool)> = plan.pieces(&region).collect();
+            let expected = pieces_by_lists(&sorted_targets, &sorted_literals, &region.labels, start, end);
+            let pieces: Vec<Piece> = streamed.iter().map(|(p, _)| *p).collect();
+            assert_eq!(pieces, expected, "round {round}");
+            for (piece, at_label) in streamed {
+                assert_eq!(
+                    at_label,
+                    region.labels.at(piece.start as u32).is_some(),
+                    "round {round} at {:#x}",
+                    piece.start
+                );
+            }
         }
     }
 }

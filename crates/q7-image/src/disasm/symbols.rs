@@ -57,6 +57,15 @@ impl<'a> Labels<'a> {
         Labels { entries: order.into_iter().map(|(addr, _, i)| (addr, symbols[i].name.clone())).collect() }
     }
 
+    /// Labels named `L<address>` at `addresses` (tests).
+    #[cfg(test)]
+    pub(super) fn at_addresses(addresses: &[u32]) -> Labels<'static> {
+        let mut addresses = addresses.to_vec();
+        addresses.sort_unstable();
+        addresses.dedup();
+        Labels { entries: addresses.into_iter().map(|a| (a, Cow::Owned(format!("L{a:x}")))).collect() }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
