@@ -6,7 +6,7 @@
 //! code and no decoded instruction is kept: the listing decodes each listed
 //! instruction once more, which is cheaper than keeping them all (page faults).
 
-use q7_isa::{decode, sweep, Insn, IsaOptions, Opcode};
+use q7_isa::{decode, sweep, DecodeError, Insn, IsaOptions, Opcode};
 
 /// What names a target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,9 @@ pub enum Kind {
 const COMPUTED: u32 = 1 << 31;
 /// Decoded whole (otherwise undecodable: the sweep's own rule applies).
 const DECODED: u32 = 1 << 30;
+/// Undecodable, and bits 0..24 hold how far the sweep steps past it
+/// whenever the piece holds that many bytes (see [`Steps::pack`]).
+const SKIP_KNOWN: u32 = 1 << 29;
 const HAS_TARGET: u32 = 1 << 29;
 const KIND_SHIFT: u32 = 27;
 /// The kind value meaning "the target is too far to pack: decode afresh".
@@ -109,6 +112,12 @@ impl<'a> Steps<'a> {
             let delta = ((packed << (32 - DELTA_BITS)) as i32) >> (32 - DELTA_BITS);
             return (len, Some((self.pc(offset).wrapping_add_signed(delta), kind)));
         }
+        if packed & (DECODED | SKIP_KNOWN) == SKIP_KNOWN {
+            let skip = (packed & DELTA_MASK) as usize;
+            if offset + skip <= end {
+                return (skip, None);
+            }
+        }
         self.swept(offset, end)
     }
 
@@ -132,7 +141,10 @@ impl<'a> Steps<'a> {
 
     fn pack(&self, offset: usize) -> u32 {
         let pc = self.pc(offset);
-        let Ok(insn) = decode(&self.bytes[offset..], pc, &self.isa) else { return COMPUTED };
+        let insn = match decode(&self.bytes[offset..], pc, &self.isa) {
+            Ok(insn) => insn,
+            Err(error) => return COMPUTED | undecodable_skip(&error, &self.isa).map_or(0, |skip| SKIP_KNOWN | skip),
+        };
         let head = COMPUTED | DECODED | u32::from(insn.len) << LEN_SHIFT;
         let Some(target) = insn.target() else { return head };
         let kind = match kind_of(insn.op) {
@@ -147,6 +159,17 @@ impl<'a> Steps<'a> {
             head | FAR << KIND_SHIFT
         }
     }
+}
+
+/// How far [`q7_isa::sweep`] steps past bytes that fail to decode with
+/// `error` when the piece holds at least that many: the bytes the error
+/// covers, or one. `None` where the step depends on where the piece ends
+/// (a truncated instruction; the scalar-LX rule's search for `retw.n`).
+fn undecodable_skip(error: &DecodeError, isa: &IsaOptions) -> Option<u32> {
+    if isa.lx_scalar || matches!(error, DecodeError::Truncated { .. }) {
+        return None;
+    }
+    Some(error.covered_len().filter(|&len| len > 0).map_or(1, u32::from))
 }
 
 fn kind_of(op: Opcode) -> Kind {
@@ -175,7 +198,16 @@ mod tests {
         for isa in [IsaOptions::vision_q7(), IsaOptions::lx106(), IsaOptions::vision_q7().with_lx_scalar(true)] {
             let mut steps = Steps::new(&bytes, 0x8400_0000, &isa);
             let mut kept = 0;
-            for (start, end) in [(0, bytes.len()), (0, 1001), (1001, bytes.len())] {
+            // Whole, in two, then in short pieces that cut instructions and
+            // undecodable runs at every kind of place (the memo is shared).
+            let mut pieces = vec![(0, bytes.len()), (0, 1001), (1001, bytes.len())];
+            let mut at = 0;
+            while at < bytes.len() {
+                let end = (at + 1 + (at * 7 + 3) % 9).min(bytes.len());
+                pieces.push((at, end));
+                at = end;
+            }
+            for (start, end) in pieces {
                 let mut at = start;
                 for item in sweep(&bytes[start..end], 0x8400_0000 + start as u32, &isa) {
                     let (len, target) = steps.at(at, end);
