@@ -88,8 +88,8 @@ impl Plan {
     }
 }
 
-/// The plan for `start..end` of `region`; `steps` are the region's
-/// decodes, kept for the listing.
+/// The plan for `start..end` of `region`; `steps` memoise the region's
+/// decodes for the sweeps.
 pub fn plan(image: &Image, region: &Region, start: u64, end: u64, steps: &mut Steps) -> Plan {
     let cuts = match &region.blocks {
         // A literal table says nothing of the bytes between its blocks: code.

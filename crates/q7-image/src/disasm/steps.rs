@@ -197,7 +197,7 @@ mod tests {
             .collect();
         for isa in [IsaOptions::vision_q7(), IsaOptions::lx106(), IsaOptions::vision_q7().with_lx_scalar(true)] {
             let mut steps = Steps::new(&bytes, 0x8400_0000, &isa);
-            let mut kept = 0;
+            let mut found = 0;
             // Whole, in two, then in short pieces that cut instructions and
             // undecodable runs at every kind of place (the memo is shared).
             let mut pieces = vec![(0, bytes.len()), (0, 1001), (1001, bytes.len())];
@@ -214,16 +214,16 @@ mod tests {
                     assert_eq!(len, item.len(), "at {at:#x}");
                     let expected = item.result.ok().and_then(|insn| insn.target());
                     assert_eq!(target.map(|(t, _)| t), expected, "at {at:#x}");
-                    // A kept instruction is the one the sweep decodes there.
+                    // An instruction found is the one the sweep decodes there.
                     if let Some(insn) = steps.insn(at, end) {
                         assert_eq!(Ok(insn), item.result, "at {at:#x}");
-                        kept += 1;
+                        found += 1;
                     }
                     at += len;
                 }
                 assert_eq!(at, end);
             }
-            assert!(kept > 0, "the listing finds decoded instructions: {kept}");
+            assert!(found > 0, "the listing finds decoded instructions: {found}");
         }
     }
 }

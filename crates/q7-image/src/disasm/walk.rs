@@ -78,7 +78,8 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
     for span in spans {
         let region = &image.regions[span.region];
         sink.section(image, region, span)?;
-        // One decode per instruction: the boundary sweeps' decodes are listed.
+        // The boundary sweeps decode each offset once (memoised); the
+        // listing decodes each listed instruction once more.
         let mut steps = Steps::new(region.bytes, region.addr, isa);
         let plan = plan(image, region, span.start, span.end, &mut steps);
         for (piece, at_label) in plan.pieces(region) {
@@ -117,8 +118,8 @@ fn list_code(
         let (len, result) = match steps.insn(at, to) {
             Some(insn) => (usize::from(insn.len), Ok(insn)),
             None => {
-                // Not kept (undecodable, cut by the piece end, or a region
-                // too large to memoise): one step of the sweep itself.
+                // Undecodable, or cut by the piece end: one step of the
+                // sweep itself.
                 let item = sweep(&region.bytes[at..to], pc, steps.isa()).next().expect("bytes remain");
                 (item.len(), item.result)
             }
