@@ -22,8 +22,10 @@ const COMPUTED: u32 = 1 << 31;
 /// Decoded whole (otherwise undecodable: the sweep's own rule applies).
 const DECODED: u32 = 1 << 30;
 /// Undecodable, and bits 0..24 hold how far the sweep steps past it
-/// whenever the piece holds that many bytes (see [`Steps::pack`]).
+/// whenever the piece holds that many bytes (see [`undecodable_skip`]).
+/// The same bit as [`HAS_TARGET`], which only decoded entries use.
 const SKIP_KNOWN: u32 = 1 << 29;
+/// Decoded, and the instruction names a target (kind and distance below).
 const HAS_TARGET: u32 = 1 << 29;
 const KIND_SHIFT: u32 = 27;
 /// The kind value meaning "the target is too far to pack: decode afresh".
