@@ -84,7 +84,7 @@ impl<'a> Steps<'a> {
 
     /// The instruction the sweep of a piece ending at `end` lists at
     /// `offset`, when it decodes whole inside the piece; `None` sends the
-    /// caller to [`q7_isa::sweep`] for that step.
+    /// caller to [`q7_isa::sweep()`] for that step.
     pub fn insn(&mut self, offset: usize, end: usize) -> Option<Insn> {
         let packed = self.packed(offset);
         let len = (packed >> LEN_SHIFT & 7) as usize;
@@ -95,7 +95,7 @@ impl<'a> Steps<'a> {
     }
 
     /// The sweep step at `offset` of a piece ending at `end`: the bytes it
-    /// covers (as [`q7_isa::sweep`] would step) and the target it names.
+    /// covers (as [`q7_isa::sweep()`] would step) and the target it names.
     #[inline]
     pub fn at(&mut self, offset: usize, end: usize) -> (usize, Option<(u32, Kind)>) {
         let packed = self.packed(offset);
@@ -163,7 +163,7 @@ impl<'a> Steps<'a> {
     }
 }
 
-/// How far [`q7_isa::sweep`] steps past bytes that fail to decode with
+/// How far [`q7_isa::sweep()`] steps past bytes that fail to decode with
 /// `error` when the piece holds at least that many: the bytes the error
 /// covers, or one. `None` where the step depends on where the piece ends
 /// (a truncated instruction; the scalar-LX rule's search for `retw.n`).
