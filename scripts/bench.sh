@@ -185,6 +185,16 @@ if Q7_BENCH_INPUTS=$INPUTS run forensics -p q7-image --bench forensics && [[ -n 
   }
   mib=$(($(stat -c %s "$INPUTS/host.bin") >> 20))
   versus "carve ${mib} MiB host vs grep -abo" q7_carve grep_carve "grep -abo"
+  # The floor under any carve: map the file and count the magics on every
+  # core, nothing else (crates/q7-image/examples/carve_floor.rs). Its ratio
+  # to grep bounds carve's on this machine.
+  if cargo build --release -q -p q7-image --example carve_floor >&2; then
+    floor_carve() { "$PWD/target/release/examples/carve_floor" "$INPUTS/host.bin"; }
+    versus "carve floor (map + memmem count, all cores) vs grep -abo" floor_carve grep_carve "grep -abo"
+    versus "carve ${mib} MiB host vs its floor" q7_carve floor_carve "floor"
+  else
+    row "carve floor" "FAILED: cargo build --example carve_floor" "-" "-"
+  fi
   versus "rebase-diff 8 images vs cmp -l x7" q7_rebase cmp_rebase "cmp -l x7"
 fi
 

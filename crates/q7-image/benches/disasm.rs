@@ -13,7 +13,8 @@
 //! synthetic ~1 MiB image of prog_cpu0.so's .text repeated, with each copy's
 //! symbols; and the same bytes without symbols, as a raw blob for q7 and a
 //! symbol-less ELF for LLVM (which cannot read raw bytes). Inputs are
-//! generated into a temporary directory; nothing is committed.
+//! generated into a temporary directory (nothing is committed), or into
+//! `$Q7_BENCH_INPUTS` when set, where they stay for profiling.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -190,7 +191,12 @@ fn main() {
         return;
     }
     let q7 = q7_binary();
-    let dir = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let kept = std::env::var_os("Q7_BENCH_INPUTS").map(PathBuf::from);
+    if let Some(kept) = &kept {
+        std::fs::create_dir_all(kept).unwrap();
+    }
+    let dir = kept.as_deref().unwrap_or(temp.path());
     let startup = |program: &Path, args: &[&str]| {
         median(
             (0..LLVM_RUNS)
@@ -215,15 +221,15 @@ fn main() {
     in_process(time_q7(&data, &options(true, None)));
 
     let (image, _) = synthetic(true);
-    let elf_path = dir.path().join("synthetic.so");
+    let elf_path = dir.join("synthetic.so");
     std::fs::write(&elf_path, &image).unwrap();
     let name = format!("synthetic {} KiB image with symbols", image.len() >> 10);
     report(&name, time_q7_process(&q7, &[elf_path.to_str().unwrap()]), time_llvm(&elf_path));
     in_process(time_q7(&image, &options(true, None)));
 
     let (bare, raw) = synthetic(false);
-    let bare_path = dir.path().join("synthetic_bare.so");
-    let raw_path = dir.path().join("synthetic.bin");
+    let bare_path = dir.join("synthetic_bare.so");
+    let raw_path = dir.join("synthetic.bin");
     std::fs::write(&bare_path, &bare).unwrap();
     std::fs::write(&raw_path, &raw).unwrap();
     let name = format!("synthetic {} KiB raw blob (llvm: the same bytes as a symbol-less ELF)", raw.len() >> 10);

@@ -99,8 +99,18 @@ pub fn push_decimal(out: &mut Vec<u8>, value: i64) {
     if value < 0 {
         out.push(b'-');
     }
+    let rest = value.unsigned_abs();
+    // Register numbers and most immediates: one or two digits, no division loop.
+    if rest < 10 {
+        out.push(b'0' + rest as u8);
+        return;
+    }
+    if rest < 100 {
+        out.extend_from_slice(&[b'0' + (rest / 10) as u8, b'0' + (rest % 10) as u8]);
+        return;
+    }
     let mut digits = [0u8; 20];
-    let mut rest = value.unsigned_abs();
+    let mut rest = rest;
     let mut at = digits.len();
     loop {
         at -= 1;
@@ -113,14 +123,36 @@ pub fn push_decimal(out: &mut Vec<u8>, value: i64) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// The two hex digits of every byte value.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut pairs = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [HEX[byte >> 4], HEX[byte & 0xf]];
+        byte += 1;
+    }
+    pairs
+};
+
+/// The two lower-case hex digits of `byte`.
+pub fn hex_pair(byte: u8) -> [u8; 2] {
+    HEX_PAIRS[usize::from(byte)]
+}
+
+/// The eight lower-case hex digits of `value`, most significant first.
+pub fn hex_digits(value: u32) -> [u8; 8] {
+    // One table lookup per byte, into a fixed array: no per-digit checks.
+    let [a, b, c, d] = value.to_be_bytes().map(hex_pair);
+    [a[0], a[1], b[0], b[1], c[0], c[1], d[0], d[1]]
+}
+
 /// Appends `value` as lower-case hex with `0x` and no leading zeros (`{:#x}`).
 pub fn push_hex_prefixed(out: &mut Vec<u8>, value: u32) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let significant = ((32 - value.leading_zeros()).div_ceil(4).max(1)) as usize;
+    let digits = hex_digits(value);
     out.extend_from_slice(b"0x");
-    let digits = (32 - value.leading_zeros()).div_ceil(4).max(1);
-    for shift in (0..digits).rev() {
-        out.push(HEX[(value >> (4 * shift) & 0xf) as usize]);
-    }
+    out.extend_from_slice(&digits[8 - significant..]);
 }
 
 /// Appends the same text as [`Insn::display_with`] without allocating (for

@@ -141,21 +141,23 @@ impl<'a> Image<'a> {
             })
             .collect();
         if use_symbols {
-            let mut candidates: Vec<Vec<_>> = vec![Vec::new(); regions.len()];
-            for symbol in elf.symbols()? {
+            // Candidates are (address, index into `symbols`): small to sort.
+            let symbols = elf.symbols()?;
+            let mut candidates: Vec<Vec<(u32, usize)>> = vec![Vec::new(); regions.len()];
+            for (i, symbol) in symbols.iter().enumerate() {
                 let index = usize::from(symbol.shndx);
-                if !is_label(&symbol) || index == 0 || symbol.shndx >= SHN_LORESERVE || index >= regions.len() {
+                if !is_label(symbol) || index == 0 || symbol.shndx >= SHN_LORESERVE || index >= regions.len() {
                     continue;
                 }
                 let region = &regions[index];
                 // In a relocatable object a symbol's value is an offset into its section.
                 let addr = if relocatable { region.addr.checked_add(symbol.value) } else { Some(symbol.value) };
                 if let Some(addr) = addr.filter(|&a| region.contains(a)) {
-                    candidates[index].push((addr, symbol));
+                    candidates[index].push((addr, i));
                 }
             }
             for (region, list) in regions.iter_mut().zip(candidates) {
-                region.labels = Labels::from_candidates(list);
+                region.labels = Labels::from_candidates(&symbols, list);
             }
         }
         let source = Source::Elf { e_type: elf.header().e_type };

@@ -35,6 +35,7 @@
 
 mod image;
 mod json;
+mod offsets;
 mod plan;
 mod props;
 mod steps;
@@ -156,7 +157,9 @@ impl<'a> Disassembly<'a> {
     /// Writes the human listing; returns the number of lines listed.
     pub fn write_text<W: Write>(&self, out: W, title: &str) -> io::Result<u64> {
         let mut sink = TextSink::new(out, title, &self.image, &self.isa_note())?;
-        walk(&self.image, &self.spans, &self.options.isa, &mut sink)
+        let lines = walk(&self.image, &self.spans, &self.options.isa, &mut sink)?;
+        sink.finish()?;
+        Ok(lines)
     }
 
     /// Writes the JSON Lines listing; returns the number of lines listed.

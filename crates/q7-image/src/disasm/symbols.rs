@@ -43,11 +43,27 @@ pub(super) fn is_label(symbol: &Symbol) -> bool {
 }
 
 impl<'a> Labels<'a> {
-    /// Builds the labels from `(address, symbol)` candidates of one section.
-    pub(super) fn from_candidates(mut candidates: Vec<(u32, Symbol<'a>)>) -> Labels<'a> {
-        candidates.sort_by(|(a, x), (b, y)| a.cmp(b).then(rank(x).cmp(&rank(y))).then(x.name.cmp(&y.name)));
-        candidates.dedup_by_key(|(addr, _)| *addr);
-        Labels { entries: candidates.into_iter().map(|(addr, symbol)| (addr, symbol.name)).collect() }
+    /// Builds the labels from the candidates of one section: `(address,
+    /// index into symbols)`, in symbol-table order.
+    pub(super) fn from_candidates(symbols: &[Symbol<'a>], candidates: Vec<(u32, usize)>) -> Labels<'a> {
+        // Sort small keys (address, rank, index), not the symbols themselves;
+        // the index keeps equal names in table order, as a stable sort would.
+        let mut order: Vec<(u32, (u8, u8, usize), usize)> =
+            candidates.into_iter().map(|(addr, i)| (addr, rank(&symbols[i]), i)).collect();
+        order.sort_unstable_by(|x, y| {
+            (x.0, x.1).cmp(&(y.0, y.1)).then_with(|| symbols[x.2].name.cmp(&symbols[y.2].name)).then(x.2.cmp(&y.2))
+        });
+        order.dedup_by_key(|(addr, _, _)| *addr);
+        Labels { entries: order.into_iter().map(|(addr, _, i)| (addr, symbols[i].name.clone())).collect() }
+    }
+
+    /// Labels named `L<address>` at `addresses` (tests).
+    #[cfg(test)]
+    pub(super) fn at_addresses(addresses: &[u32]) -> Labels<'static> {
+        let mut addresses = addresses.to_vec();
+        addresses.sort_unstable();
+        addresses.dedup();
+        Labels { entries: addresses.into_iter().map(|a| (a, Cow::Owned(format!("L{a:x}")))).collect() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -65,6 +81,16 @@ impl<'a> Labels<'a> {
         let i = self.entries.partition_point(|(a, _)| *a <= addr);
         let (at, name) = self.entries.get(i.checked_sub(1)?)?;
         Some((*at, name))
+    }
+
+    /// How many labels lie below `addr`: the index of the first at or above it.
+    pub fn index_from(&self, addr: u64) -> usize {
+        self.entries.partition_point(|(a, _)| u64::from(*a) < addr)
+    }
+
+    /// The address of the label at `index` (labels in address order).
+    pub fn address(&self, index: usize) -> Option<u64> {
+        self.entries.get(index).map(|(a, _)| u64::from(*a))
     }
 
     /// The first label address strictly above `addr`.

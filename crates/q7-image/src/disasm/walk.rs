@@ -15,7 +15,7 @@ use std::io;
 use q7_isa::{sweep, DecodeError, Insn, IsaOptions, Opcode};
 
 use super::image::{Image, Region};
-use super::plan::{pieces, Mode};
+use super::plan::{plan, Mode};
 use super::steps::Steps;
 
 /// Most bytes on one `.byte` line.
@@ -78,12 +78,14 @@ pub fn walk(image: &Image, spans: &[Span], isa: &IsaOptions, sink: &mut dyn Sink
     for span in spans {
         let region = &image.regions[span.region];
         sink.section(image, region, span)?;
-        // One decode per instruction: the boundary sweeps' decodes are listed.
+        // The boundary sweeps decode each offset once (memoised); the
+        // listing decodes each listed instruction once more.
         let mut steps = Steps::new(region.bytes, region.addr, isa);
-        for piece in pieces(image, region, span.start, span.end, &mut steps) {
+        let plan = plan(image, region, span.start, span.end, &mut steps);
+        for (piece, at_label) in plan.pieces(region) {
             // Span bounds lie inside the region, so these fit in u32 and usize.
             let pc = piece.start as u32;
-            if piece.start == span.start || region.labels.at(pc).is_some() {
+            if piece.start == span.start || at_label {
                 sink.label(image, region, pc)?;
             }
             let from = (piece.start - u64::from(region.addr)) as usize;
@@ -116,8 +118,8 @@ fn list_code(
         let (len, result) = match steps.insn(at, to) {
             Some(insn) => (usize::from(insn.len), Ok(insn)),
             None => {
-                // Not kept (undecodable, cut by the piece end, or a region
-                // too large to memoise): one step of the sweep itself.
+                // Undecodable, or cut by the piece end: one step of the
+                // sweep itself.
                 let item = sweep(&region.bytes[at..to], pc, steps.isa()).next().expect("bytes remain");
                 (item.len(), item.result)
             }
