@@ -4,4 +4,5 @@
 //! would. The programs they run are built from `tests/programs/`.
 
 mod iss_reports;
+mod jit_ops;
 mod qemu_differential;
