@@ -17,6 +17,7 @@
 //! A zero-overhead loop body that translates whole is also compiled as a
 //! loop (`Shape::Loop`) that runs up to a given number of iterations.
 
+mod fp;
 mod runtime;
 mod translate;
 
@@ -54,10 +55,15 @@ pub struct JitCtx {
     /// The 16 registers of the current window.
     pub ar: *mut u32,
     pub sar: *mut u32,
-    pub br: u32,
+    /// The boolean registers (FP compares write them through `fp_step`).
+    pub br: *mut u32,
+    /// The 16 FP registers, as bits.
+    pub fr: *mut u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
     pub taken: u32,
+    /// CPENABLE: FP ops leave to the interpreter when coprocessor 0 is off.
+    pub cpenable: u32,
     _pad: u32,
     /// Loop shape: iterations to run, and iterations completed.
     pub iterations: u64,
@@ -70,16 +76,25 @@ pub struct JitCtx {
     /// For the slow paths.
     pub mem: *mut Memory,
     pub core: usize,
+    /// Runs one FP op the interpreter's way (rounding, FSR flags, compares
+    /// into booleans) on the core `cpu`; nonzero when it did not run.
+    pub fp_step: Option<FpStep>,
+    pub cpu: *mut c_void,
 }
+
+/// See [`JitCtx::fp_step`].
+pub type FpStep = unsafe extern "C" fn(*mut JitCtx, *const crate::uop::Op) -> u32;
 
 impl JitCtx {
     pub fn new(core: usize) -> JitCtx {
         JitCtx {
             ar: std::ptr::null_mut(),
             sar: std::ptr::null_mut(),
-            br: 0,
+            br: std::ptr::null_mut(),
+            fr: std::ptr::null_mut(),
             next_pc: 0,
             taken: 0,
+            cpenable: 0,
             _pad: 0,
             iterations: 0,
             done: 0,
@@ -89,6 +104,8 @@ impl JitCtx {
             code_bits: std::ptr::null(),
             mem: std::ptr::null_mut(),
             core,
+            fp_step: None,
+            cpu: std::ptr::null_mut(),
         }
     }
 }

@@ -14,6 +14,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
 use crate::alu::AluOp;
 use crate::block::Block;
+use crate::jit::fp::{self, Uses};
 use crate::jit::runtime::{slow_load, slow_store, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
 use crate::jit::{JitCtx, Shape};
 use crate::mem::PAGE_SHIFT;
@@ -43,6 +44,12 @@ pub fn translatable(kind: Kind) -> bool {
             | Bf
             | Bt
     ) || branch_kind(kind)
+        || fp::inline(kind)
+        || fp::called(kind)
+}
+
+fn is_fp(kind: Kind) -> bool {
+    fp::inline(kind) || fp::called(kind)
 }
 
 fn branch_kind(kind: Kind) -> bool {
@@ -77,25 +84,27 @@ fn branch_kind(kind: Kind) -> bool {
     )
 }
 
-/// Registers an op reads (bit n = a`n`), and whether it writes a(a).
-fn registers(op: &Op) -> (u16, bool) {
+/// The registers an op reads and writes.
+fn uses(op: &Op) -> Uses {
     let (a, b, c) = (1u16 << (op.a & 15), 1u16 << (op.b & 15), 1u16 << (op.c & 15));
-    match op.kind {
-        Kind::Alu(AluOp::Movi) => (0, true),
-        Kind::Alu(AluOp::Nop) => (0, false),
+    let (ar_read, ar_write) = match op.kind {
+        kind if is_fp(kind) => return fp::uses(op),
+        Kind::Alu(AluOp::Movi) => (0, a),
+        Kind::Alu(AluOp::Nop) => (0, 0),
         // The conditional moves keep the old a(a).
-        Kind::Alu(AluOp::Moveqz | AluOp::Movnez | AluOp::Movltz | AluOp::Movgez) => (a | b | c, true),
-        Kind::Alu(_) => (b | c, true),
-        Kind::Ssr | Kind::Ssl | Kind::Ssa8l | Kind::Ssa8b => (b, false),
-        Kind::Ssai | Kind::J | Kind::Bf | Kind::Bt => (0, false),
-        Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i => (b, true),
-        Kind::L32r => (0, true),
-        Kind::S8i | Kind::S16i | Kind::S32i => (a | b, false),
-        _ => (b | c, false),
-    }
+        Kind::Alu(AluOp::Moveqz | AluOp::Movnez | AluOp::Movltz | AluOp::Movgez) => (a | b | c, a),
+        Kind::Alu(_) => (b | c, a),
+        Kind::Ssr | Kind::Ssl | Kind::Ssa8l | Kind::Ssa8b => (b, 0),
+        Kind::Ssai | Kind::J | Kind::Bf | Kind::Bt => (0, 0),
+        Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i => (b, a),
+        Kind::L32r => (0, a),
+        Kind::S8i | Kind::S16i | Kind::S32i => (a | b, 0),
+        _ => (b | c, 0),
+    };
+    Uses { ar_read, ar_write, ..Uses::default() }
 }
 
-const TRUSTED: MemFlagsData = MemFlagsData::trusted();
+pub(super) const TRUSTED: MemFlagsData = MemFlagsData::trusted();
 
 /// Guest memory: little-endian whatever the host, never trapping (bounds
 /// are tested first), no alignment promised (host buffers are bytes).
@@ -103,19 +112,25 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap().with_endianness(Endianness::Little)
 }
 
-struct Translator<'a, 'f> {
-    b: &'a mut FunctionBuilder<'f>,
-    ctx: Value,
-    ar: Value,
+pub(super) struct Translator<'a, 'f> {
+    pub(super) b: &'a mut FunctionBuilder<'f>,
+    pub(super) ctx: Value,
+    pub(super) ar: Value,
+    pub(super) fr: Value,
     regs: [Variable; 16],
+    pub(super) fregs: [Variable; 16],
+    /// CPENABLE bit 0 clear (i8): FP ops exit.
+    fp_off: Option<Value>,
     sar: Variable,
     /// Loop shape: iterations completed so far (i64).
     done: Option<Variable>,
     written: u16,
+    f_written: u16,
     sar_written: bool,
     load_sig: SigRef,
     store_sig: SigRef,
-    ptr: cranelift_codegen::ir::Type,
+    pub(super) fp_sig: SigRef,
+    pub(super) ptr: cranelift_codegen::ir::Type,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
 }
@@ -139,18 +154,23 @@ pub(super) fn build(
     let mut store_sig = Signature::new(call_conv);
     store_sig.params.extend([ptr, I32, I32, I32, I32].map(AbiParam::new));
     store_sig.returns.push(AbiParam::new(I32));
+    let mut fp_sig = Signature::new(call_conv);
+    fp_sig.params.extend([ptr, ptr].map(AbiParam::new));
+    fp_sig.returns.push(AbiParam::new(I32));
 
-    let ops: Vec<Op> = block.ops.iter().take_while(|op| translatable(op.kind)).copied().collect();
-    let (mut used, mut written, mut sar_written) = (0u16, 0u16, false);
-    for op in &ops {
-        let (reads, writes) = registers(op);
-        used |= reads;
-        if writes {
-            written |= 1 << (op.a & 15);
-        }
+    // The ops themselves (not copies): FP calls pass their addresses.
+    let count = block.ops.iter().take_while(|op| translatable(op.kind)).count();
+    let ops = &block.ops[..count];
+    let mut all = Uses::default();
+    let mut sar_written = false;
+    for op in ops {
+        let u = uses(op);
+        all.ar_read |= u.ar_read | u.ar_write;
+        all.ar_write |= u.ar_write;
+        all.fr_read |= u.fr_read | u.fr_write;
+        all.fr_write |= u.fr_write;
         sar_written |= matches!(op.kind, Kind::Ssr | Kind::Ssl | Kind::Ssa8l | Kind::Ssa8b | Kind::Ssai);
     }
-    used |= written;
 
     let mut b = FunctionBuilder::new(func, builder_ctx);
     let entry = b.create_block();
@@ -160,14 +180,26 @@ pub(super) fn build(
     let ctx = b.block_params(entry)[0];
     let load_sig = b.import_signature(load_sig);
     let store_sig = b.import_signature(store_sig);
+    let fp_sig = b.import_signature(fp_sig);
     let ar = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, ar) as i32);
+    let fr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, fr) as i32);
     let regs: [Variable; 16] = std::array::from_fn(|_| b.declare_var(I32));
-    for (n, &var) in regs.iter().enumerate() {
-        if used & (1 << n) != 0 {
+    let fregs: [Variable; 16] = std::array::from_fn(|_| b.declare_var(I32));
+    for n in 0..16 {
+        if all.ar_read & (1 << n) != 0 {
             let value = b.ins().load(I32, TRUSTED, ar, 4 * n as i32);
-            b.def_var(var, value);
+            b.def_var(regs[n], value);
+        }
+        if all.fr_read & (1 << n) != 0 {
+            let value = b.ins().load(I32, TRUSTED, fr, 4 * n as i32);
+            b.def_var(fregs[n], value);
         }
     }
+    let fp_off = ops.iter().any(|op| is_fp(op.kind)).then(|| {
+        let cpenable = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, cpenable) as i32);
+        let enabled = b.ins().band_imm_u(cpenable, 1);
+        b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
+    });
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -176,13 +208,18 @@ pub(super) fn build(
         b: &mut b,
         ctx,
         ar,
+        fr,
         regs,
+        fregs,
+        fp_off,
         sar,
         done: None,
-        written,
+        written: all.ar_write,
+        f_written: all.fr_write,
         sar_written,
         load_sig,
         store_sig,
+        fp_sig,
         ptr,
         exits: Vec::new(),
     };
@@ -193,7 +230,7 @@ pub(super) fn build(
             }
             t.leave(ops.len() as u32);
         }
-        Shape::Loop => t.looped(&ops),
+        Shape::Loop => t.looped(ops),
     }
     t.fill_exits();
     b.seal_all_blocks();
@@ -201,15 +238,15 @@ pub(super) fn build(
 }
 
 impl Translator<'_, '_> {
-    fn reg(&mut self, n: u8) -> Value {
+    pub(super) fn reg(&mut self, n: u8) -> Value {
         self.b.use_var(self.regs[usize::from(n & 15)])
     }
 
-    fn set(&mut self, n: u8, value: Value) {
+    pub(super) fn set(&mut self, n: u8, value: Value) {
         self.b.def_var(self.regs[usize::from(n & 15)], value);
     }
 
-    fn iconst(&mut self, value: u32) -> Value {
+    pub(super) fn iconst(&mut self, value: u32) -> Value {
         // Cranelift wants narrow constants zero-extended.
         self.b.ins().iconst(I32, i64::from(value))
     }
@@ -220,6 +257,10 @@ impl Translator<'_, '_> {
             if self.written & (1 << n) != 0 {
                 let value = self.reg(n);
                 self.b.ins().store(TRUSTED, value, self.ar, 4 * i32::from(n));
+            }
+            if self.f_written & (1 << n) != 0 {
+                let value = self.b.use_var(self.fregs[usize::from(n)]);
+                self.b.ins().store(TRUSTED, value, self.fr, 4 * i32::from(n));
             }
         }
         if self.sar_written {
@@ -237,7 +278,7 @@ impl Translator<'_, '_> {
 
     /// A fresh block that leaves at op `index`; the caller branches to it
     /// (its body is emitted by `fill_exits`, once the current block is done).
-    fn exit_block(&mut self, index: u32) -> cranelift_codegen::ir::Block {
+    pub(super) fn exit_block(&mut self, index: u32) -> cranelift_codegen::ir::Block {
         let exit = self.b.create_block();
         self.b.set_cold_block(exit);
         self.exits.push((exit, index));
@@ -277,6 +318,14 @@ impl Translator<'_, '_> {
     /// Emits op `i`.
     fn op(&mut self, i: usize, op: &Op) {
         let index = i as u32;
+        if let (true, Some(fp_off)) = (is_fp(op.kind), self.fp_off) {
+            let exit = self.exit_block(index);
+            let next = self.b.create_block();
+            self.b.ins().brif(fp_off, exit, &[], next, &[]);
+            self.b.switch_to_block(next);
+            self.fp_op(index, op);
+            return;
+        }
         match op.kind {
             Kind::Alu(alu) => {
                 if let Some(value) = self.alu(alu, op) {
@@ -368,8 +417,7 @@ impl Translator<'_, '_> {
     fn condition(&mut self, op: &Op) -> Value {
         use Kind::*;
         if matches!(op.kind, Bf | Bt) {
-            let br = self.b.ins().load(I32, TRUSTED, self.ctx, offset_of!(JitCtx, br) as i32);
-            let bit = self.b.ins().band_imm_u(br, 1 << (op.b & 15));
+            let bit = self.boolean(op.b);
             let cc = if op.kind == Bt { IntCC::NotEqual } else { IntCC::Equal };
             return self.b.ins().icmp_imm_s(cc, bit, 0);
         }
@@ -477,7 +525,7 @@ impl Translator<'_, '_> {
     }
 
     /// The zero-extended value of a `size`-byte load.
-    fn load(&mut self, index: u32, op: &Op, addr: Value, size: u32) -> Value {
+    pub(super) fn load(&mut self, index: u32, op: &Op, addr: Value, size: u32) -> Value {
         self.require_aligned(index, addr, size);
         let (page, offset) = self.page_of(addr);
         let (fits, host) = self.host_address(offset_of!(JitCtx, read_len), page, offset, size);
@@ -515,7 +563,7 @@ impl Translator<'_, '_> {
     }
 
     /// A `size`-byte store of the low bytes of `value`.
-    fn store(&mut self, index: u32, op: &Op, addr: Value, value: Value, size: u32) {
+    pub(super) fn store(&mut self, index: u32, op: &Op, addr: Value, value: Value, size: u32) {
         self.require_aligned(index, addr, size);
         let (page, offset) = self.page_of(addr);
         let (fits, host) = self.host_address(offset_of!(JitCtx, write_len), page, offset, size);

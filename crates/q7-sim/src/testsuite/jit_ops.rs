@@ -32,6 +32,9 @@ struct Outcome {
     ar: [u32; 16],
     sar: u32,
     lcount: u32,
+    fr: [u32; 16],
+    fsr: u32,
+    br: u32,
     insns: u64,
     cycles: u64,
     exceptions: u64,
@@ -39,7 +42,15 @@ struct Outcome {
     code: Vec<u8>,
 }
 
-fn run(engine: Engine, code: &[u8], regs: [u32; 16], sar: u32, br: u32, data: &[u8], quantum: u64) -> (Outcome, u64) {
+/// The FP state a run starts from: registers, FCR, CPENABLE.
+#[derive(Clone, Copy, Default)]
+struct FpStart {
+    fr: [u32; 16],
+    fcr: u32,
+    cpenable: u32,
+}
+
+fn run(engine: Engine, code: &[u8], start: &Start, data: &[u8], quantum: u64) -> (Outcome, u64) {
     let mut mem = Memory::new(1);
     mem.add_region("code", RegionKind::Window { core: 0 }, CODE, 0x2_0000, Perms::RWX, None);
     mem.add_region("data", RegionKind::Tensor, DATA, DATA_SIZE, Perms::RW, None);
@@ -48,7 +59,8 @@ fn run(engine: Engine, code: &[u8], regs: [u32; 16], sar: u32, br: u32, data: &[
     let mut m = Machine::new(mem, &CoreConfig::vision_q7(), 1, OutputMode { prefix: false, stream: false });
     m.limits = RunLimits { max_insns: 100_000, quantum, engine, ..RunLimits::default() };
     let cpu = &mut m.cores[0].cpu;
-    (cpu.pc, cpu.ar, cpu.sar, cpu.br) = (CODE, regs, sar, br);
+    (cpu.pc, cpu.ar, cpu.sar, cpu.br) = (CODE, start.regs, start.sar, start.br);
+    (cpu.fr, cpu.fcr, cpu.cpenable) = (start.fp.fr, start.fp.fcr, start.fp.cpenable);
     m.run();
     let cpu = &m.cores[0].cpu;
     let outcome = Outcome {
@@ -57,6 +69,9 @@ fn run(engine: Engine, code: &[u8], regs: [u32; 16], sar: u32, br: u32, data: &[
         ar: cpu.ar,
         sar: cpu.sar,
         lcount: cpu.lcount,
+        fr: cpu.fr,
+        fsr: cpu.fsr,
+        br: cpu.br,
         insns: cpu.insns,
         cycles: cpu.cycles,
         exceptions: cpu.exceptions,
@@ -66,21 +81,36 @@ fn run(engine: Engine, code: &[u8], regs: [u32; 16], sar: u32, br: u32, data: &[
     (outcome, m.cores[0].blocks_compiled())
 }
 
+/// The state a run starts from.
+#[derive(Debug)]
+struct Start {
+    regs: [u32; 16],
+    sar: u32,
+    br: u32,
+    fp: FpStart,
+}
+
+impl std::fmt::Debug for FpStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fr {:x?} fcr {} cpenable {}", self.fr, self.fcr, self.cpenable)
+    }
+}
+
 /// Runs `code` under both engines from the same random state and compares.
 fn agree(rng: &mut Rng, code: &Code, regs: [u32; 16], what: &str) {
+    agree_fp(rng, code, regs, FpStart::default(), what);
+}
+
+fn agree_fp(rng: &mut Rng, code: &Code, regs: [u32; 16], fp: FpStart, what: &str) {
     let bytes = assemble(CODE, code);
-    let sar = rng.below(33) as u32;
-    let br = rng.next_u32();
+    let start = Start { regs, sar: rng.below(33) as u32, br: rng.next_u32(), fp };
     let mut data = vec![0u8; DATA_SIZE as usize];
     rng.fill(&mut data);
     let quantum = 1 + rng.below(40) as u64;
-    let (interp, _) = run(Engine::Interp, &bytes, regs, sar, br, &data, quantum);
-    let (jit, compiled) = run(Engine::Jit { hot: 0 }, &bytes, regs, sar, br, &data, quantum);
+    let (interp, _) = run(Engine::Interp, &bytes, &start, &data, quantum);
+    let (jit, compiled) = run(Engine::Jit { hot: 0 }, &bytes, &start, &data, quantum);
     assert!(compiled > 0, "{what}: nothing compiled for {code:?}");
-    assert!(
-        jit == interp,
-        "{what}: engines differ on {code:?} from {regs:x?} SAR {sar}:\n jit {jit:x?}\n interp {interp:x?}"
-    );
+    assert!(jit == interp, "{what}: engines differ on {code:?} from {start:x?}:\n jit {jit:x?}\n interp {interp:x?}");
 }
 
 fn reg(rng: &mut Rng) -> u8 {
@@ -287,5 +317,82 @@ fn loop_bodies_agree() {
         }
         code.push(stop());
         agree(&mut rng, &code, regs, "loop");
+    }
+}
+
+/// FP values that hit the edges: zeros, infinities, NaNs (quiet and
+/// signalling), denormals, the extremes, and ordinary numbers.
+fn fp_value(rng: &mut Rng) -> u32 {
+    const EDGES: [u32; 12] = [
+        0,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0x0000_0001,
+        0x807f_ffff,
+        0x7f7f_ffff,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x3380_0000,
+    ];
+    match rng.below(4) {
+        0 => EDGES[rng.below(EDGES.len())],
+        1 => rng.uniform(-8.0, 8.0).to_bits(),
+        _ => rng.next_u32(),
+    }
+}
+
+fn fp_op(rng: &mut Rng) -> (Opcode, Vec<Operand>) {
+    use Operand::Fr;
+    const FFF: [Opcode; 5] = [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS];
+    const FF: [Opcode; 3] = [O::MovS, O::AbsS, O::NegS];
+    const CMP: [Opcode; 7] = [O::UnS, O::OeqS, O::UeqS, O::OltS, O::UltS, O::OleS, O::UleS];
+    const TO_INT: [Opcode; 5] = [O::RoundS, O::TruncS, O::FloorS, O::CeilS, O::UtruncS];
+    const LOAD_STORE_I: [Opcode; 6] = [O::Lsi, O::Lsiu, O::Lsip, O::Ssi, O::Ssiu, O::Ssip];
+    const LOAD_STORE_X: [Opcode; 6] = [O::Lsx, O::Lsxu, O::Lsxp, O::Ssx, O::Ssxu, O::Ssxp];
+    let (a, b, c) = (rng.below(16) as u8, rng.below(16) as u8, rng.below(16) as u8);
+    let base = Ar(12 + rng.below(2) as u8);
+    match rng.below(16) {
+        0..=3 => (FFF[rng.below(FFF.len())], vec![Fr(a), Fr(b), Fr(c)]),
+        4 => (FF[rng.below(FF.len())], vec![Fr(a), Fr(b)]),
+        5 | 6 => (CMP[rng.below(CMP.len())], vec![Br(a), Fr(b), Fr(c)]),
+        7 => (TO_INT[rng.below(TO_INT.len())], vec![Ar(a % 12), Fr(b), Imm(rng.below(16) as i32)]),
+        8 => ([O::FloatS, O::UfloatS][rng.below(2)], vec![Fr(a), Ar(b), Imm(rng.below(16) as i32)]),
+        9 => (O::Rfr, vec![Ar(a % 12), Fr(b)]),
+        10 => (O::Wfr, vec![Fr(a), Ar(b)]),
+        11 => ([O::MoveqzS, O::MovnezS, O::MovltzS, O::MovgezS][rng.below(4)], vec![Fr(a), Fr(b), Ar(c)]),
+        12 => ([O::MovfS, O::MovtS][rng.below(2)], vec![Fr(a), Fr(b), Br(c)]),
+        13 => (O::ConstS, vec![Fr(a), Imm(rng.below(4) as i32)]),
+        14 => (LOAD_STORE_I[rng.below(6)], vec![Fr(a), base, Imm(4 * rng.below(256) as i32)]),
+        _ => (LOAD_STORE_X[rng.below(6)], vec![Fr(a), base, Ar(14)]),
+    }
+}
+
+/// FP arithmetic (through the interpreter's rounding), compares into
+/// booleans read by bt/bf in the same block, moves, selects, conversions
+/// and FP loads and stores (base registers a12, a13 walking; one sometimes
+/// near the end of memory), in all four rounding modes; CPENABLE off now
+/// and then (the interpreter raises the exception).
+#[test]
+fn fp_ops_agree() {
+    let mut rng = Rng::new(0xf10a7);
+    for round in 0..300 {
+        let mut regs = random_regs(&mut rng);
+        regs[12] = DATA + 4 * rng.below(0x5000) as u32;
+        regs[13] = if rng.below(6) == 0 { DATA + DATA_SIZE - 4 * rng.below(300) as u32 } else { DATA + 0x100 };
+        regs[14] = 4 * rng.below(64) as u32;
+        let mut code: Code = (0..1 + round % 8).map(|_| fp_op(&mut rng)).collect();
+        let taken = Target(code.len() as u32 + 2);
+        code.push(([O::Bt, O::Bf][rng.below(2)], vec![Br(rng.below(16) as u8), taken]));
+        code.push((O::Break, vec![Imm(3), Imm(4)]));
+        code.push(stop());
+        let fp = FpStart {
+            fr: std::array::from_fn(|_| fp_value(&mut rng)),
+            fcr: rng.below(4) as u32,
+            cpenable: u32::from(rng.below(10) != 0),
+        };
+        agree_fp(&mut rng, &code, regs, fp, "FP");
     }
 }
