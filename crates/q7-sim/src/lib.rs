@@ -15,6 +15,9 @@
 //! * [`block`]: pre-decoded basic blocks and the per-core block cache;
 //! * [`config`] and [`firmware`]: core configurations, the window handlers
 //!   placed at iram0 for op images;
+//! * [`jit`]: the translating back end (Cranelift), which compiles hot
+//!   blocks and hands every case it does not handle inline back to the
+//!   interpreter before the op (the cpu layer enters it);
 //! * [`cpu`]: architectural state and the interpreter, including the real
 //!   windowed-register exceptions and zero-overhead loops;
 //! * [`machine`]: cores in deterministic round-robin, `simcall` services,
