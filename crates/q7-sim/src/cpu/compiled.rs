@@ -28,6 +28,7 @@ impl Cpu {
             ctx.fr = (&raw mut (*cpu).fr).cast();
             ctx.sar = &raw mut (*cpu).sar;
             ctx.br = &raw mut (*cpu).br;
+            ctx.fsr = &raw mut (*cpu).fsr;
             ctx.cpenable = (*cpu).cpenable;
             ctx.next_pc = (*cpu).next_pc;
             ctx.taken = u32::from((*cpu).taken);
@@ -55,7 +56,7 @@ impl Cpu {
 /// [`crate::jit::FpStep`]: one FP op through the interpreter's
 /// `step_fp`. Compiled code has stored the op's source registers and
 /// reloads its destinations; it calls only for ops that cannot trap once
-/// CPENABLE allows them (arithmetic, conversions, compares).
+/// CPENABLE allows them (arithmetic and conversions).
 unsafe extern "C" fn fp_step(ctx: *mut JitCtx, op: *const Op) -> u32 {
     // SAFETY: called by compiled code entered from `Cpu::enter`, with the
     // context it built: `cpu` and `mem` are valid and unaliased for the

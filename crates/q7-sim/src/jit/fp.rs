@@ -1,14 +1,14 @@
-//! FP ops in compiled code. Moves, selects, bit operations and loads and
-//! stores are inline; arithmetic, conversions and compares call the
+//! FP ops in compiled code. Moves, selects, compares, bit operations and
+//! loads and stores are inline; arithmetic and conversions call the
 //! interpreter's `step_fp` through `JitCtx::fp_step` (rounding modes and
 //! FSR flags stay exactly the interpreter's), with their source registers
 //! stored before and their destinations reloaded after.
 
 use std::mem::offset_of;
 
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::I32;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32, I32};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 
 use crate::jit::translate::{Translator, TRUSTED};
 use crate::jit::JitCtx;
@@ -19,7 +19,14 @@ pub(super) fn inline(kind: Kind) -> bool {
     use Kind::*;
     matches!(
         kind,
-        MovS | AbsS
+        UnS | OeqS
+            | UeqS
+            | OltS
+            | UltS
+            | OleS
+            | UleS
+            | MovS
+            | AbsS
             | NegS
             | ConstS
             | Rfr
@@ -48,27 +55,7 @@ pub(super) fn inline(kind: Kind) -> bool {
 /// FP ops compiled code hands to `fp_step`.
 pub(super) fn called(kind: Kind) -> bool {
     use Kind::*;
-    matches!(
-        kind,
-        AddS | SubS
-            | MulS
-            | MaddS
-            | MsubS
-            | RoundS
-            | TruncS
-            | FloorS
-            | CeilS
-            | UtruncS
-            | FloatS
-            | UfloatS
-            | UnS
-            | OeqS
-            | UeqS
-            | OltS
-            | UltS
-            | OleS
-            | UleS
-    )
+    matches!(kind, AddS | SubS | MulS | MaddS | MsubS | RoundS | TruncS | FloorS | CeilS | UtruncS | FloatS | UfloatS)
 }
 
 /// Registers an op uses, as bit masks over a0..a15 and f0..f15.
@@ -182,8 +169,58 @@ impl Translator<'_, '_> {
                     self.set(op.b, base);
                 }
             }
+            UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => self.fp_compare(op),
             _ => self.fp_call(i, op),
         }
+    }
+
+    /// `cmp.s b, f, f`: the boolean, and FSR.Invalid for a signalling NaN
+    /// operand, or any NaN for the ordered `olt.s`/`ole.s` (as `fp_compare`
+    /// in the interpreter).
+    fn fp_compare(&mut self, op: &Op) {
+        use Kind::*;
+        let (x, y) = (self.freg(op.b), self.freg(op.c));
+        let cc = match op.kind {
+            UnS => FloatCC::Unordered,
+            OeqS => FloatCC::Equal,
+            UeqS => FloatCC::UnorderedOrEqual,
+            OltS => FloatCC::LessThan,
+            UltS => FloatCC::UnorderedOrLessThan,
+            OleS => FloatCC::LessThanOrEqual,
+            _ => FloatCC::UnorderedOrLessThanOrEqual,
+        };
+        let (fx, fy) =
+            (self.b.ins().bitcast(F32, MemFlagsData::new(), x), self.b.ins().bitcast(F32, MemFlagsData::new(), y));
+        let value = self.b.ins().fcmp(cc, fx, fy);
+        let invalid = if matches!(op.kind, OltS | OleS) {
+            self.b.ins().fcmp(FloatCC::Unordered, fx, fy)
+        } else {
+            let (sx, sy) = (self.signalling(x), self.signalling(y));
+            self.b.ins().bor(sx, sy)
+        };
+        let fsr_ptr = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, fsr) as i32);
+        let fsr = self.b.ins().load(I32, TRUSTED, fsr_ptr, 0);
+        let invalid = self.b.ins().uextend(I32, invalid);
+        let invalid = self.b.ins().ishl_imm_u(invalid, 11);
+        let fsr = self.b.ins().bor(fsr, invalid);
+        self.b.ins().store(TRUSTED, fsr, fsr_ptr, 0);
+        let bit = u32::from(op.a & 15);
+        let br_ptr = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, br) as i32);
+        let br = self.b.ins().load(I32, TRUSTED, br_ptr, 0);
+        let cleared = self.b.ins().band_imm_u(br, i64::from(!(1u32 << bit)));
+        let value = self.b.ins().uextend(I32, value);
+        let value = self.b.ins().ishl_imm_u(value, i64::from(bit));
+        let br = self.b.ins().bor(cleared, value);
+        self.b.ins().store(TRUSTED, br, br_ptr, 0);
+    }
+
+    /// A signalling NaN's bits: all exponent bits, a fraction, quiet bit 0.
+    fn signalling(&mut self, x: Value) -> Value {
+        let magnitude = self.b.ins().band_imm_u(x, 0x7fff_ffff);
+        let nan = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, magnitude, 0x7f80_0000);
+        let quiet = self.b.ins().band_imm_u(x, 0x0040_0000);
+        let not_quiet = self.b.ins().icmp_imm_s(IntCC::Equal, quiet, 0);
+        self.b.ins().band(nan, not_quiet)
     }
 
     fn fp_select(&mut self, op: &Op, take: Value) {

@@ -59,6 +59,8 @@ pub struct JitCtx {
     pub br: *mut u32,
     /// The 16 FP registers, as bits.
     pub fr: *mut u32,
+    /// FSR (compares set its Invalid flag).
+    pub fsr: *mut u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
     pub taken: u32,
@@ -92,6 +94,7 @@ impl JitCtx {
             sar: std::ptr::null_mut(),
             br: std::ptr::null_mut(),
             fr: std::ptr::null_mut(),
+            fsr: std::ptr::null_mut(),
             next_pc: 0,
             taken: 0,
             cpenable: 0,
