@@ -9,7 +9,8 @@
 //! | windowed calls | calls.c (de212) | deep recursion, window spills and refills |
 //! | integer sort | sort.c (de212) | quicksort of 1M words |
 //!
-//! `cargo bench -p q7-sim` prints, per row, both rates and their ratio.
+//! `cargo bench -p q7-sim` prints, per row and q7 engine (interpreter, JIT),
+//! both rates and their ratio.
 //! QEMU has no instruction counter without TCG plugins (Debian ships none),
 //! so both rates divide q7's instruction count (the same program, checked by
 //! the same exit code) by each simulator's time. QEMU's time is the wall time
@@ -22,10 +23,14 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use q7_sim::bare::{self, Board};
+use q7_sim::jit::Engine;
 use q7_sim::machine::{RunEnd, RunLimits};
 
 /// Runs per program and simulator; the best time counts.
 const RUNS: usize = 3;
+
+/// Each row runs under both back ends.
+const ENGINES: [(&str, Engine); 2] = [("interp", Engine::Interp), ("jit", Engine::JIT)];
 
 /// Iterations of spin.S's six-instruction loop.
 const SPIN_ITERATIONS: u64 = 200_000_000;
@@ -96,36 +101,40 @@ fn main() {
             continue;
         };
         let bytes = std::fs::read(&elf).expect("read ELF");
-        let limits = RunLimits { max_insns: 20 * SPIN_ITERATIONS * 6, ..RunLimits::default() };
-        let mut q7_secs = f64::INFINITY;
-        let mut last = None;
-        for _ in 0..RUNS {
-            let started = Instant::now();
-            let run = bare::run(&board(row.board), &bytes, limits.clone()).expect("load ELF");
-            q7_secs = q7_secs.min(started.elapsed().as_secs_f64());
-            last = Some(run);
-        }
-        let run = last.expect("at least one run");
-        assert_eq!(run.end, RunEnd::Exited, "{}: {:?}", row.title, run.stop.map(|s| s.to_string()));
-        let q7_rate = run.insns as f64 / q7_secs / 1e6;
-        let mut line = format!(
-            "{} ({} {}): q7 {} instructions in {q7_secs:.3} s = {q7_rate:.1} M instr/s",
-            row.title, row.source, row.board, run.insns
-        );
         let qemu_runs: Vec<_> = (0..RUNS).filter_map(|_| qemu(row.board, &elf)).collect();
         let best = qemu_runs.iter().copied().min_by(|a, b| a.0.total_cmp(&b.0));
-        match best {
-            Some((secs, code)) if code == run.exit_code && qemu_runs.iter().all(|r| r.1 == code) => {
-                let secs = (secs - startup).max(1e-3);
-                let qemu_rate = run.insns as f64 / secs / 1e6;
-                line +=
-                    &format!("; QEMU {secs:.3} s = {qemu_rate:.1} M instr/s; q7/QEMU = {:.2}x", q7_rate / qemu_rate);
+        for (engine_name, engine) in ENGINES {
+            let limits = RunLimits { max_insns: 20 * SPIN_ITERATIONS * 6, engine, ..RunLimits::default() };
+            let mut q7_secs = f64::INFINITY;
+            let mut last = None;
+            for _ in 0..RUNS {
+                let started = Instant::now();
+                let run = bare::run(&board(row.board), &bytes, limits.clone()).expect("load ELF");
+                q7_secs = q7_secs.min(started.elapsed().as_secs_f64());
+                last = Some(run);
             }
-            Some((_, code)) => {
-                line += &format!("; QEMU exited with {code:?}, q7 with {:?}: not comparable", run.exit_code)
+            let run = last.expect("at least one run");
+            assert_eq!(run.end, RunEnd::Exited, "{}: {:?}", row.title, run.stop.map(|s| s.to_string()));
+            let q7_rate = run.insns as f64 / q7_secs / 1e6;
+            let mut line = format!(
+                "{}, {engine_name} ({} {}): q7 {} instructions in {q7_secs:.3} s = {q7_rate:.1} M instr/s",
+                row.title, row.source, row.board, run.insns
+            );
+            match best {
+                Some((secs, code)) if code == run.exit_code && qemu_runs.iter().all(|r| r.1 == code) => {
+                    let secs = (secs - startup).max(1e-3);
+                    let qemu_rate = run.insns as f64 / secs / 1e6;
+                    line += &format!(
+                        "; QEMU {secs:.3} s = {qemu_rate:.1} M instr/s; q7/QEMU = {:.2}x",
+                        q7_rate / qemu_rate
+                    );
+                }
+                Some((_, code)) => {
+                    line += &format!("; QEMU exited with {code:?}, q7 with {:?}: not comparable", run.exit_code)
+                }
+                None => line += "; qemu-system-xtensa not found: run scripts/bootstrap.sh",
             }
-            None => line += "; qemu-system-xtensa not found: run scripts/bootstrap.sh",
+            println!("{line}");
         }
-        println!("{line}");
     }
 }

@@ -11,6 +11,7 @@
 //! final (registers, immediates and targets resolved), it has one entry, and
 //! its cost and window needs are precomputed.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -40,6 +41,23 @@ pub struct Block {
     /// The block again, when every op is an ALU op (see [`crate::alu`]):
     /// the form loop bodies run in.
     pub pure: Option<Box<[PureOp]>>,
+    /// The translating back end's state for this block (`crate::jit`).
+    pub translation: Translation,
+}
+
+/// Entry of host code compiled from a block: the argument is the JIT's
+/// context; the result, the index of the first op left to the interpreter.
+pub type HostCode = unsafe extern "C" fn(*mut std::ffi::c_void) -> u32;
+
+/// How hot a block is and its compiled forms, if any.
+#[derive(Default)]
+pub struct Translation {
+    pub heat: Cell<u32>,
+    /// Once through the block.
+    pub straight: Cell<Option<HostCode>>,
+    /// Iterations of the block as a whole zero-overhead loop body.
+    pub looped: Cell<Option<HostCode>>,
+    pub loop_tried: Cell<bool>,
 }
 
 /// What decoding a block needs to know of the core that runs it.
@@ -170,7 +188,8 @@ fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<Block, Stop> 
     let cycles = ops.iter().map(|op| u64::from(op.cycles)).sum();
     let straight = ops.iter().all(|op| !op.ends_block());
     let pure = ops.iter().map(Op::register_only).collect::<Option<Box<[PureOp]>>>();
-    Ok(Block { start, end: pc, ops: ops.into_boxed_slice(), max_frame, cycles, straight, pure })
+    let translation = Translation::default();
+    Ok(Block { start, end: pc, ops: ops.into_boxed_slice(), max_frame, cycles, straight, pure, translation })
 }
 
 /// An op standing for bytes that do not decode; executing it reports them.

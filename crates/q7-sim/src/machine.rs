@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::checks::HookFrame;
 use crate::config::CoreConfig;
 use crate::cpu::{Core, Event};
+use crate::jit::Engine;
 use crate::mem::Memory;
 use crate::output::{Output, OutputMode};
 use crate::ps;
@@ -41,11 +42,19 @@ pub struct RunLimits {
     pub quantum: u64,
     /// 0 = plain round-robin; else seeds order and quantum lengths.
     pub seed: u64,
+    /// The back end that runs the cores' code.
+    pub engine: Engine,
 }
 
 impl Default for RunLimits {
     fn default() -> Self {
-        RunLimits { max_insns: 20_000_000_000, wall: Duration::from_secs(600), quantum: 10_000, seed: 0 }
+        RunLimits {
+            max_insns: 20_000_000_000,
+            wall: Duration::from_secs(600),
+            quantum: 10_000,
+            seed: 0,
+            engine: Engine::Interp,
+        }
     }
 }
 
@@ -112,6 +121,12 @@ impl Machine {
     /// Runs every core until all exit, one faults, or a limit passes.
     pub fn run(&mut self) -> RunEnd {
         let started = Instant::now();
+        for core in &mut self.cores {
+            // Without a code generator for this host the interpreter runs.
+            if core.set_engine(self.limits.engine).is_err() {
+                let _ = core.set_engine(Engine::Interp);
+            }
+        }
         self.rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let seeded = self.limits.seed != 0;
         let mut order: Vec<usize> = (0..self.cores.len()).collect();

@@ -172,6 +172,9 @@ pub struct Memory {
     code_granules: Box<[u64]>,
     /// Bumped whenever a store hits decoded code: block caches compare it.
     pub code_epoch: u64,
+    /// Bumped whenever a page table changes (a region mapped or watched):
+    /// host-pointer page tables built from them (the JIT's) compare it.
+    pub layout_epoch: u64,
     pub checker: Option<Checker>,
 }
 
@@ -185,6 +188,7 @@ impl Memory {
             code_bytes: HashMap::new(),
             code_granules: vec![0; CODE_GRANULE_WORDS].into_boxed_slice(),
             code_epoch: 0,
+            layout_epoch: 0,
             checker: None,
         }
     }
@@ -217,6 +221,7 @@ impl Memory {
     }
 
     fn map(&mut self, core: usize, index: usize) {
+        self.layout_epoch += 1;
         let region = &self.regions[index];
         let pages = region.size.div_ceil(PAGE_SIZE);
         for i in 0..pages {
@@ -231,6 +236,7 @@ impl Memory {
 
     /// Routes every access of `cores` to the region's pages through the checker.
     pub fn watch_region(&mut self, index: usize) {
+        self.layout_epoch += 1;
         let region = &self.regions[index];
         let first = region.base >> PAGE_SHIFT;
         let pages = region.size.div_ceil(PAGE_SIZE);
@@ -310,6 +316,31 @@ impl Memory {
             }
         }
         Err(self.fault(core, addr, N, AccessKind::Store, flag::WRITE))
+    }
+
+    /// Page `index` of `core`'s view as host memory for a fast path: the
+    /// host address of its first byte and how many bytes from there may be
+    /// read and written directly (0 when every access must go through
+    /// [`Memory::load`]/[`Memory::store`]: unmapped, not permitted, or
+    /// watched by the checker). Region buffers never move once added.
+    pub fn host_page(&mut self, core: usize, index: usize) -> (*mut u8, u32, u32) {
+        let page = self.tables[core][index];
+        if page.flags == 0 || page.flags & flag::CHECKED != 0 {
+            return (std::ptr::null_mut(), 0, 0);
+        }
+        let data = &mut self.regions[usize::from(page.region)].data;
+        let offset = page.offset as usize;
+        let len = data.len().saturating_sub(offset).min(PAGE_SIZE as usize) as u32;
+        let ptr = data.as_mut_ptr().wrapping_add(offset);
+        let allowed = |f: u8| if page.flags & f != 0 { len } else { 0 };
+        (ptr, allowed(flag::READ), allowed(flag::WRITE))
+    }
+
+    /// The code-granule bitmap (one bit per 4 KiB holding decoded code):
+    /// a fast store path must leave stores into set granules to
+    /// [`Memory::store`]. The slice never moves.
+    pub fn code_granule_bits(&self) -> *const u64 {
+        self.code_granules.as_ptr()
     }
 
     #[inline(always)]

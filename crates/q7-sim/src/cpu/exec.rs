@@ -7,7 +7,7 @@
 //! the first op naming a frame that is not free is where overflow happens).
 
 use crate::alu;
-use crate::block::{undecodable_reason, Block};
+use crate::block::{undecodable_reason, Block, HostCode};
 use crate::cost::TAKEN_BRANCH;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
@@ -70,7 +70,13 @@ impl Cpu {
             0 => block.start,
             _ => ops[n - 1].next_pc(),
         };
-        for (i, op) in ops[..n].iter().enumerate() {
+        // Compiled code runs a prefix of the block (all of it, usually);
+        // the interpreter goes on from where it stopped.
+        let mut first = 0;
+        if let (true, None, Some(code)) = (full, overflow_at, block.translation.straight.get()) {
+            first = self.enter(mem, code, 0).0;
+        }
+        for (i, op) in ops[..n].iter().enumerate().skip(first) {
             if let Err(trap) = self.step(mem, op) {
                 return self.trap(ops, i, trap);
             }
@@ -100,6 +106,9 @@ impl Cpu {
             return Ok(false);
         }
         let iterations = u64::from(self.lcount).min(budget / n);
+        if let (Some(code), true) = (block.translation.looped.get(), iterations > 0) {
+            return self.loop_compiled(mem, block, code, iterations);
+        }
         if let Some(pure) = &block.pure {
             // Registers only: no op can trap, so run on a local copy.
             let mut regs = self.ar;
@@ -125,6 +134,31 @@ impl Cpu {
         }
         self.retire_iterations(block, iterations);
         Ok(false)
+    }
+
+    /// [`Cpu::loop_body`] with the body compiled as a loop. When compiled
+    /// code stops inside an iteration, the interpreter finishes that one
+    /// iteration and hands back (true): the next call resumes compiled.
+    fn loop_compiled(
+        &mut self,
+        mem: &mut Memory,
+        block: &Block,
+        code: HostCode,
+        iterations: u64,
+    ) -> Result<bool, Event> {
+        let ops = &block.ops[..];
+        let (next, done) = self.enter(mem, code, iterations);
+        self.retire_iterations(block, done);
+        if done == iterations {
+            return Ok(false);
+        }
+        for (i, op) in ops.iter().enumerate().skip(next) {
+            if let Err(trap) = self.step(mem, op) {
+                return self.trap(ops, i, trap).map(|()| true);
+            }
+        }
+        self.retire_iterations(block, 1);
+        Ok(true)
     }
 
     fn retire_iterations(&mut self, block: &Block, iterations: u64) {

@@ -7,6 +7,8 @@
 //! and loads the new one. Calls are rare next to register accesses, so this
 //! keeps every ALU op a plain array index.
 
+#[allow(unsafe_code)]
+mod compiled;
 mod exception;
 mod exec;
 mod fp;
@@ -16,6 +18,7 @@ mod window;
 
 use crate::block::{BlockCache, Fetcher};
 use crate::config::CoreConfig;
+use crate::jit::{Engine, Jit, JitCtx};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
@@ -96,6 +99,8 @@ pub struct Cpu {
     /// Set by control-transfer ops: the next pc, and whether it was taken.
     next_pc: u32,
     taken: bool,
+    /// The context compiled code runs with, when the JIT engine is on.
+    jit: Option<Box<JitCtx>>,
 }
 
 impl Cpu {
@@ -134,6 +139,7 @@ impl Cpu {
             stack_guard: None,
             next_pc: 0,
             taken: false,
+            jit: None,
             config,
         };
         cpu.update_window_check();
@@ -176,6 +182,10 @@ pub struct Core {
     hook_filter: [u64; 4],
     /// The hook at the current pc was reported; run its instruction.
     hook_taken: bool,
+    /// The translating back end, when the engine is the JIT. Kept once
+    /// made: cached blocks point into the code it owns.
+    jit: Option<Box<Jit>>,
+    jit_on: bool,
 }
 
 fn hook_bit(pc: u32) -> (usize, u64) {
@@ -193,6 +203,8 @@ impl Core {
             hooks: Vec::new(),
             hook_filter: [0; 4],
             hook_taken: false,
+            jit: None,
+            jit_on: false,
         }
     }
 
@@ -200,8 +212,29 @@ impl Core {
     pub fn reset(&mut self) {
         let (id, config) = (self.cpu.id, self.cpu.config.clone());
         self.cpu = Cpu::new(id, config);
+        self.cpu.jit = self.jit_on.then(|| Box::new(JitCtx::new(id)));
         self.halt_pc = None;
         self.hook_taken = false;
+    }
+
+    /// Chooses the back end. The JIT falls back to the interpreter (and
+    /// says why) when Cranelift has no code generator for this host.
+    pub fn set_engine(&mut self, engine: Engine) -> Result<(), String> {
+        self.jit_on = false;
+        self.cpu.jit = None;
+        if let Engine::Jit { hot } = engine {
+            if self.jit.is_none() {
+                self.jit = Some(Box::new(Jit::new(hot)?));
+            }
+            self.jit_on = true;
+            self.cpu.jit = Some(Box::new(JitCtx::new(self.cpu.id)));
+        }
+        Ok(())
+    }
+
+    /// Blocks the JIT compiled so far.
+    pub fn blocks_compiled(&self) -> u64 {
+        self.jit.as_ref().map_or(0, |jit| jit.compiled)
     }
 
     /// Reports [`Event::Hook`] whenever a block starts at `pc` (function
@@ -224,6 +257,10 @@ impl Core {
     /// blocks), or until an event needs the machine.
     pub fn run(&mut self, mem: &mut Memory, budget: u64) -> Event {
         let limit = self.cpu.steps().saturating_add(budget);
+        if let (true, Some(jit), Some(ctx)) = (self.jit_on, self.jit.as_deref_mut(), self.cpu.jit.as_deref_mut()) {
+            jit.pages.refresh(mem, self.cpu.id);
+            jit.pages.fill(ctx, mem);
+        }
         while self.cpu.steps() < limit {
             let pc = self.cpu.pc;
             if self.halt_pc == Some(pc) {
@@ -253,6 +290,9 @@ impl Core {
                     return event;
                 }
                 continue;
+            }
+            if let (true, Some(jit)) = (self.jit_on, self.jit.as_deref_mut()) {
+                jit.consider(block, self.cpu.lbeg, self.cpu.lend);
             }
             // A block that loops back to itself (a loop body, a spin) runs
             // again without the lookup, while nothing else needs a look.

@@ -65,6 +65,7 @@ fn block_of(ops: &[(AluOp, u8, u8, u8, u32)]) -> Block {
         max_frame: 0,
         straight: true,
         pure,
+        translation: Default::default(),
     }
 }
 

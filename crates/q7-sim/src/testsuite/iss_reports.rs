@@ -19,7 +19,7 @@ const STACK: u32 = BASE + 0x1f_f000;
 
 /// Assembles `code` at `at`. A `Target` operand below 0x1000 is the index
 /// of an instruction of `code`; above, an absolute address.
-fn assemble(at: u32, code: &[(Opcode, Vec<Operand>)]) -> Vec<u8> {
+pub(super) fn assemble(at: u32, code: &[(Opcode, Vec<Operand>)]) -> Vec<u8> {
     let mut pcs = Vec::new();
     let mut pc = at;
     for (op, operands) in code {

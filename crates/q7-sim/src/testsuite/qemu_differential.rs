@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use q7_sim::bare::{self, Board};
+use q7_sim::jit::Engine;
 use q7_sim::machine::{RunEnd, RunLimits};
 
 const TOOLS: [&str; 4] = ["qemu-system-xtensa", "clang-22", "llvm-mc-22", "xtensa-lx106-elf-ld"];
@@ -97,11 +98,21 @@ fn board(cpu: &str) -> Board {
     }
 }
 
+/// Runs the program under each engine (the JIT compiling every block on
+/// its second run); they must agree with each other, to the instruction
+/// and cycle counts, before either is compared with QEMU.
 fn run_iss(cpu: &str, elf_bytes: &[u8]) -> (i32, Vec<u8>) {
-    let limits = RunLimits { max_insns: 500_000_000, wall: Duration::from_secs(60), ..RunLimits::default() };
-    let run = bare::run(&board(cpu), elf_bytes, limits).expect("load into the ISS");
-    assert_eq!(run.end, RunEnd::Exited, "ISS did not exit cleanly: {:?}", run.stop.map(|s| s.to_string()));
-    (run.exit_code.expect("exit code"), run.stdout)
+    let mut results = [Engine::Interp, Engine::Jit { hot: 1 }].map(|engine| {
+        let limits =
+            RunLimits { max_insns: 500_000_000, wall: Duration::from_secs(60), engine, ..RunLimits::default() };
+        let run = bare::run(&board(cpu), elf_bytes, limits).expect("load into the ISS");
+        assert_eq!(run.end, RunEnd::Exited, "{engine:?} did not exit cleanly: {:?}", run.stop.map(|s| s.to_string()));
+        (run.exit_code.expect("exit code"), run.stdout, run.insns, run.cycles)
+    });
+    let [interp, jit] = &mut results;
+    assert_eq!(String::from_utf8_lossy(&jit.1), String::from_utf8_lossy(&interp.1), "JIT output differs");
+    assert_eq!((jit.0, jit.2, jit.3), (interp.0, interp.2, interp.3), "JIT (exit code, insns, cycles) differ");
+    (interp.0, std::mem::take(&mut interp.1))
 }
 
 /// Runs `name` under both and compares; returns the shared exit code.

@@ -9,6 +9,7 @@
 # q7-build's open profile does (`align_literal_pools`: a .p2align 2 after
 # each .literal_position), llvm-mc-22 assembles, GNU ld links with board.ld.in
 # (and PROGRAM_insns.S, when it exists: that program's instructions under test).
+# Extra flags come from CFLAGS (C) and ASFLAGS (assembler), e.g. CFLAGS=-DSORT_ELEMENTS=4096.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
@@ -43,7 +44,7 @@ asm_obj() { # SRC.S OBJ
   llvm-mc-22 -triple=xtensa -mattr="$mattr,+exception,+miscsr,+s32c1i" -filetype=obj "$2.s" -o "$2"
 }
 c_obj() { # SRC.c OBJ
-  clang-22 "${cflags[@]}" -S "$1" -o "$2.raw.s"
+  clang-22 "${cflags[@]}" ${CFLAGS:-} -S "$1" -o "$2.raw.s"
   sed 's/^\t\.literal_position$/&\n\t.p2align\t2/' "$2.raw.s" > "$2.s"
   llvm-mc-22 -triple=xtensa -mattr="$mattr" -filetype=obj "$2.s" -o "$2"
 }

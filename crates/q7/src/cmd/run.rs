@@ -107,6 +107,11 @@ pub struct Args {
     /// Seed for the core interleaving (0 = plain round-robin).
     #[arg(long, default_value_t = 0)]
     pub(super) seed: u64,
+    /// How the cores' code runs: jit compiles hot blocks to host code (the
+    /// interpreter runs the rest; same results, counts and reports), interp
+    /// interprets everything. `q7 profile` and --trace always interpret.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Jit)]
+    pub(super) engine: EngineChoice,
     /// Instruction budget over all cores.
     #[arg(long = "max-insns", default_value_t = 20_000_000_000)]
     max_insns: u64,
@@ -128,6 +133,22 @@ pub struct Args {
     /// On a fault, also print the faulting core's memory map (with --native: a host compile error whole).
     #[arg(short, long)]
     pub(super) verbose: bool,
+}
+
+/// `--engine`: the simulator's back end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineChoice {
+    Interp,
+    Jit,
+}
+
+impl EngineChoice {
+    pub fn engine(self) -> q7_sim::jit::Engine {
+        match self {
+            EngineChoice::Interp => q7_sim::jit::Engine::Interp,
+            EngineChoice::Jit => q7_sim::jit::Engine::JIT,
+        }
+    }
 }
 
 fn parse_number(text: &str) -> Result<Number, String> {
@@ -182,6 +203,7 @@ pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Res
             max_insns: args.max_insns,
             wall: Duration::from_secs(args.timeout),
             seed: args.seed,
+            engine: args.engine.engine(),
             ..RunLimits::default()
         },
         checks: !args.no_checks,

@@ -33,6 +33,11 @@ pub struct Args {
     /// Wall-clock limit in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     timeout: u64,
+    /// How the code runs: jit compiles hot blocks to host code (the
+    /// interpreter runs the rest; same results and counts), interp
+    /// interprets everything.
+    #[arg(long, value_enum, default_value_t = super::run::EngineChoice::Jit)]
+    engine: super::run::EngineChoice,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -41,8 +46,12 @@ pub fn run(args: Args) -> Result<()> {
         "de233_fpu" => Board::de233_fpu(),
         _ => Board::de212(),
     };
-    let limits =
-        RunLimits { max_insns: args.max_insns, wall: Duration::from_secs(args.timeout), ..RunLimits::default() };
+    let limits = RunLimits {
+        max_insns: args.max_insns,
+        wall: Duration::from_secs(args.timeout),
+        engine: args.engine.engine(),
+        ..RunLimits::default()
+    };
     let started = Instant::now();
     let run = bare::run(&board, &bytes, limits).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
     let secs = started.elapsed().as_secs_f64();

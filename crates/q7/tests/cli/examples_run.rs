@@ -113,12 +113,14 @@ fn builtin() -> &'static Path {
 }
 
 /// A kernel argument of `q7 run`.
+#[derive(Clone)]
 enum Arg<'a> {
     Tensor(&'a [usize], &'a [f32]),
     Double(f64),
     Int(i64),
 }
 
+#[derive(Clone)]
 struct Run<'a> {
     image: &'a Path,
     function: &'a str,
@@ -126,11 +128,13 @@ struct Run<'a> {
     dst_shape: Option<Vec<usize>>,
     cores: Option<u32>,
     seed: u64,
+    /// More flags, as given.
+    flags: Vec<&'a str>,
 }
 
 impl<'a> Run<'a> {
     fn new(image: &'a Path, function: &'a str) -> Run<'a> {
-        Run { image, function, args: Vec::new(), dst_shape: None, cores: None, seed: 0 }
+        Run { image, function, args: Vec::new(), dst_shape: None, cores: None, seed: 0, flags: Vec::new() }
     }
     fn tensor(mut self, shape: &'a [usize], data: &'a [f32]) -> Self {
         self.args.push(Arg::Tensor(shape, data));
@@ -184,6 +188,7 @@ impl<'a> Run<'a> {
             cmd.arg(format!("--cores={n}"));
         }
         cmd.arg(format!("--seed={}", self.seed));
+        cmd.args(&self.flags);
         cmd.arg("--out").arg(dir.path().join("out.npy"));
         (cmd.output().expect("run q7"), dir)
     }
@@ -515,4 +520,44 @@ fn builtin_failures_are_reported_not_hung() {
         Run::new(builtin(), "topk_multicore_compute").tensor(&[4], &[1.0, 2.0, 3.0, 4.0]).int(5).dst(&[5]).output();
     assert!(!out.status.success());
     assert!(stderr(&out).contains("topk_multicore_compute: k must lie in [0, x.numel()]"), "{}", stderr(&out));
+}
+
+/// The engine differential test on the example ops: each runs under
+/// `--engine interp` and `--engine jit`, checks on and off; the output
+/// tensors are identical to the bit and the JSON reports (instruction and
+/// cycle counts per core, blocks decoded, findings, console) identical but
+/// for the wall time and the output's path.
+#[test]
+fn engines_agree_on_the_examples() {
+    let relu_x = random(20_000, 31);
+    let (box_a, box_b) = (boxes(3000, 32), boxes(3000, 33));
+    let sort_x = ties(5000, 34);
+    let folders = ["relu", "relu_stream", "relu_tcm", "relu_multicore", "giou_multicore"];
+    let images: Vec<PathBuf> = folders.iter().map(|f| build(&format!("examples/{f}"))).collect();
+    let mut runs: Vec<Run> =
+        images[..4].iter().map(|b| Run::new(b, "relu_forward").tensor(&[20_000], &relu_x)).collect();
+    runs.push(Run::new(&images[4], "giou_forward").tensor(&[3000, 4], &box_a).tensor(&[3000, 4], &box_b).dst(&[3000]));
+    runs.push(Run::new(builtin(), "sort_multicore_compute").tensor(&[5000], &sort_x));
+    for run in runs {
+        for checks in [&[][..], &["--no-checks"][..]] {
+            let results: Vec<(String, Vec<u8>)> = ["interp", "jit"]
+                .iter()
+                .map(|engine| {
+                    let mut run = run.clone();
+                    run.flags = [&["--json", "--engine", engine][..], checks].concat();
+                    let (out, dir) = run.output();
+                    assert!(out.status.success(), "{} --engine {engine}: {}", run.describe(), stderr(&out));
+                    let report = stdout(&out);
+                    // All but the wall time and where the output went.
+                    let varying = ["\"wall_seconds\"", "\"output_path\""];
+                    let report: Vec<&str> =
+                        report.lines().filter(|l| !varying.iter().any(|key| l.contains(key))).collect();
+                    (report.join("\n"), std::fs::read(dir.path().join("out.npy")).unwrap())
+                })
+                .collect();
+            assert!(results[0].0.contains("\"instructions\""), "{}", results[0].0);
+            assert_eq!(results[0].0, results[1].0, "{} {checks:?}: reports of the engines", run.describe());
+            assert!(results[0].1 == results[1].1, "{} {checks:?}: output tensors of the engines", run.describe());
+        }
+    }
 }

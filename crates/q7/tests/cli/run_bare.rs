@@ -1,6 +1,7 @@
 //! `q7 run-bare` against `qemu-system-xtensa -M sim` on the same ELF files
 //! (q7-sim's test programs, built by their committed recipe): console output
-//! and exit code agree; bad input gives one line naming the file.
+//! and exit code agree under both engines (which agree on the counts too);
+//! bad input gives one line naming the file.
 
 use crate::common;
 
@@ -34,15 +35,27 @@ fn qemu(board: &str, elf: &Path) -> (Option<i32>, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// "N instructions, M cycles" of `--stats`.
+fn counts(stats: &str) -> &str {
+    stats.lines().last().and_then(|l| l.split(" in ").next()).unwrap_or_default()
+}
+
 #[test]
 fn same_output_and_exit_code_as_qemu() {
     let dir = tempfile::tempdir().unwrap();
     for (board, source) in [("de212", "hello.c"), ("de212", "windows.c"), ("de233_fpu", "fp.c")] {
         let elf = build(dir.path(), board, source);
-        let ours = q7(&["run-bare", elf.to_str().unwrap(), "--board", board]);
         let (code, text) = qemu(board, &elf);
-        assert_eq!(stdout(&ours), text, "{source} on {board}: console");
-        assert_eq!(ours.status.code(), code, "{source} on {board}: exit code");
+        // Both engines, the same counts.
+        let mut seen = Vec::new();
+        for engine in ["interp", "jit"] {
+            let ours = q7(&["run-bare", elf.to_str().unwrap(), "--board", board, "--engine", engine, "--stats"]);
+            assert_eq!(stdout(&ours), text, "{source} on {board}, {engine}: console");
+            assert_eq!(ours.status.code(), code, "{source} on {board}, {engine}: exit code");
+            seen.push(counts(&stderr(&ours)).to_string());
+        }
+        assert!(seen[0].ends_with("cycles"), "{seen:?}");
+        assert_eq!(seen[0], seen[1], "{source} on {board}: instruction and cycle counts of the engines");
     }
 }
 

@@ -1,0 +1,66 @@
+//! Entering code the JIT compiled from a block (see `crate::jit`), and the
+//! FP helper compiled code calls back into.
+
+use std::ffi::c_void;
+
+use crate::block::HostCode;
+use crate::cpu::Cpu;
+use crate::jit::JitCtx;
+use crate::mem::Memory;
+use crate::uop::Op;
+
+impl Cpu {
+    /// Runs `code`, a compiled form of the block about to execute, on this
+    /// core's registers: `iterations` passes for a loop form. Returns the
+    /// index of the first op it left to the interpreter and the loop
+    /// iterations it completed. Compiled code sets `next_pc`/`taken` only
+    /// when it runs the block's branch.
+    #[inline(always)]
+    pub(super) fn enter(&mut self, mem: &mut Memory, code: HostCode, iterations: u64) -> (usize, u64) {
+        let Some(mut ctx) = self.jit.take() else { return (0, 0) };
+        // Everything compiled code and `fp_step` touch is reached through
+        // this one pointer while it runs.
+        let cpu: *mut Cpu = self;
+        // SAFETY: `cpu` is valid (from `self`), and `self` is not used again
+        // until compiled code has returned.
+        let next = unsafe {
+            ctx.ar = (&raw mut (*cpu).ar).cast();
+            ctx.fr = (&raw mut (*cpu).fr).cast();
+            ctx.sar = &raw mut (*cpu).sar;
+            ctx.br = &raw mut (*cpu).br;
+            ctx.fsr = &raw mut (*cpu).fsr;
+            ctx.cpenable = (*cpu).cpenable;
+            ctx.next_pc = (*cpu).next_pc;
+            ctx.taken = u32::from((*cpu).taken);
+            ctx.mem = mem;
+            ctx.iterations = iterations;
+            ctx.done = 0;
+            ctx.fp_step = Some(fp_step);
+            ctx.cpu = cpu.cast();
+            // SAFETY: `code` was compiled for `HostCode`'s signature by this
+            // core's JIT, whose module still owns it. It reads and writes
+            // only the context's fields, the registers they point at, the
+            // host page table (rebuilt whenever memory's page tables change,
+            // pointing into region buffers that never move), and memory and
+            // FP state through `jit::runtime`'s helpers and `fp_step`.
+            code(std::ptr::from_mut::<JitCtx>(&mut *ctx).cast::<c_void>())
+        };
+        self.next_pc = ctx.next_pc;
+        self.taken = ctx.taken != 0;
+        let done = ctx.done;
+        self.jit = Some(ctx);
+        (next as usize, done)
+    }
+}
+
+/// [`crate::jit::FpStep`]: one FP op through the interpreter's
+/// `step_fp`. Compiled code has stored the op's source registers and
+/// reloads its destinations; it calls only for ops that cannot trap once
+/// CPENABLE allows them (arithmetic and conversions).
+unsafe extern "C" fn fp_step(ctx: *mut JitCtx, op: *const Op) -> u32 {
+    // SAFETY: called by compiled code entered from `Cpu::enter`, with the
+    // context it built: `cpu` and `mem` are valid and unaliased for the
+    // call, and `op` points into the block being run.
+    let (cpu, mem, op) = unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &mut *(*ctx).mem, &*op) };
+    u32::from(cpu.step_fp(mem, op).is_err())
+}

@@ -1,0 +1,231 @@
+//! The translating back end: hot blocks compiled to host code by Cranelift.
+//!
+//! A block's compiled form runs its longest prefix of translatable ops
+//! ([`translate::translatable`]) straight on the core's registers, and
+//! returns the index of the first op it did not run: the interpreter runs
+//! the rest exactly as it would have (faults, checks, exceptions and the
+//! instruction and cycle accounting stay the interpreter's). Compiled code
+//! never raises anything itself; every case it does not handle inline (an
+//! unaligned access, a page it has no host pointer for, an op it does not
+//! know) is an exit *before* that op, with the registers written back.
+//!
+//! Memory goes through a per-core host page table built from [`Memory`]'s
+//! (`runtime::HostPages`): one table load and one bound test per access;
+//! pages the checker watches, and stores into 4 KiB granules that hold
+//! decoded code, call back into [`Memory`] (`runtime::slow_load`/`slow_store`).
+//!
+//! A zero-overhead loop body that translates whole is also compiled as a
+//! loop (`Shape::Loop`) that runs up to a given number of iterations.
+
+mod fp;
+mod runtime;
+mod translate;
+
+use std::ffi::c_void;
+
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::block::{Block, HostCode};
+use crate::mem::Memory;
+
+pub use runtime::HostPages;
+pub use translate::translatable;
+
+/// Which back end runs a core's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The interpreter alone.
+    Interp,
+    /// Blocks executed `hot` times are compiled to host code, when long
+    /// enough to gain; with `hot` 0 or 1 every block that translates is
+    /// (the tests' setting: nearly everything runs compiled).
+    Jit { hot: u32 },
+}
+
+impl Engine {
+    /// The JIT with the default heat threshold: compiling a block costs
+    /// about as much as interpreting it some thousand times, and eight
+    /// cores compile their own copies, so only well-used code is compiled.
+    pub const JIT: Engine = Engine::Jit { hot: 200 };
+}
+
+/// What compiled code reads and writes; built by the core before each call.
+/// `repr(C)`: the generated code addresses fields by offset.
+#[repr(C)]
+pub struct JitCtx {
+    /// The 16 registers of the current window.
+    pub ar: *mut u32,
+    pub sar: *mut u32,
+    /// The boolean registers (FP compares write them through `fp_step`).
+    pub br: *mut u32,
+    /// The 16 FP registers, as bits.
+    pub fr: *mut u32,
+    /// FSR (compares set its Invalid flag).
+    pub fsr: *mut u32,
+    /// Set by a compiled branch or jump ending the block.
+    pub next_pc: u32,
+    pub taken: u32,
+    /// CPENABLE: FP ops leave to the interpreter when coprocessor 0 is off.
+    pub cpenable: u32,
+    _pad: u32,
+    /// Loop shape: iterations to run, and iterations completed.
+    pub iterations: u64,
+    pub done: u64,
+    /// The host page table (see [`HostPages`]).
+    pub pages: *const *mut u8,
+    pub read_len: *const u32,
+    pub write_len: *const u32,
+    pub code_bits: *const u64,
+    /// For the slow paths.
+    pub mem: *mut Memory,
+    pub core: usize,
+    /// Runs one FP op the interpreter's way (rounding, FSR flags, compares
+    /// into booleans) on the core `cpu`; nonzero when it did not run.
+    pub fp_step: Option<FpStep>,
+    pub cpu: *mut c_void,
+}
+
+/// See [`JitCtx::fp_step`].
+pub type FpStep = unsafe extern "C" fn(*mut JitCtx, *const crate::uop::Op) -> u32;
+
+impl JitCtx {
+    pub fn new(core: usize) -> JitCtx {
+        JitCtx {
+            ar: std::ptr::null_mut(),
+            sar: std::ptr::null_mut(),
+            br: std::ptr::null_mut(),
+            fr: std::ptr::null_mut(),
+            fsr: std::ptr::null_mut(),
+            next_pc: 0,
+            taken: 0,
+            cpenable: 0,
+            _pad: 0,
+            iterations: 0,
+            done: 0,
+            pages: std::ptr::null(),
+            read_len: std::ptr::null(),
+            write_len: std::ptr::null(),
+            code_bits: std::ptr::null(),
+            mem: std::ptr::null_mut(),
+            core,
+            fp_step: None,
+            cpu: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// The two compiled forms of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Once through, ending with the block's branch if it translates.
+    Straight,
+    /// `ctx.iterations` times through a zero-overhead loop body.
+    Loop,
+}
+
+/// Whether running a block compiled beats interpreting it: entering
+/// compiled code costs about what interpreting two ops does, so a block must
+/// be longer than that and translate whole but for its last op (a call or
+/// return, which the interpreter then runs).
+fn worth_compiling(block: &Block) -> bool {
+    let n = block.ops.len();
+    let translated = block.ops.iter().take_while(|op| translatable(op.kind)).count();
+    n >= 3 && translated + 1 >= n
+}
+
+/// One core's compiler: Cranelift's module (which owns the code) and the
+/// host page table compiled code uses.
+pub struct Jit {
+    module: JITModule,
+    builder_ctx: FunctionBuilderContext,
+    codegen_ctx: cranelift_codegen::Context,
+    hot: u32,
+    pub pages: HostPages,
+    /// Blocks compiled (statistics).
+    pub compiled: u64,
+}
+
+impl Jit {
+    /// A compiler for the host, or why there is none.
+    pub fn new(hot: u32) -> Result<Jit, String> {
+        let mut flags = settings::builder();
+        // The IR verifier and Cranelift's optimiser cost compile time on
+        // every block (the IR built here is already straight-line and
+        // simple; measured, "speed" ran no faster); the unit and
+        // differential tests check the translator's output instead.
+        let settings = [
+            ("opt_level", "none"),
+            ("is_pic", "false"),
+            ("use_colocated_libcalls", "false"),
+            ("enable_verifier", "false"),
+        ];
+        for (name, value) in settings {
+            flags.set(name, value).map_err(|e| format!("cranelift setting {name}: {e}"))?;
+        }
+        let isa = cranelift_native::builder()
+            .map_err(|e| format!("no code generator for this host: {e}"))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| format!("cranelift: {e}"))?;
+        let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let codegen_ctx = module.make_context();
+        Ok(Jit {
+            module,
+            builder_ctx: FunctionBuilderContext::new(),
+            codegen_ctx,
+            hot,
+            pages: HostPages::new(),
+            compiled: 0,
+        })
+    }
+
+    /// Counts one execution of `block` and compiles it when it gets hot;
+    /// also compiles its loop form once it runs as the body of the current
+    /// zero-overhead loop (`lbeg..lend`).
+    #[inline(always)]
+    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) {
+        let t = &block.translation;
+        let heat = t.heat.get();
+        if heat < self.hot {
+            t.heat.set(heat + 1);
+            return;
+        }
+        if heat == self.hot {
+            t.heat.set(heat + 1);
+            if self.hot <= 1 || worth_compiling(block) {
+                t.straight.set(self.compile(block, Shape::Straight));
+            }
+        }
+        if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
+            t.loop_tried.set(true);
+            if block.ops.iter().all(|op| translatable(op.kind)) {
+                t.looped.set(self.compile(block, Shape::Loop));
+            }
+        }
+    }
+
+    /// Compiles `block` in `shape`; `None` when nothing of it translates
+    /// (or, should it ever happen, Cranelift refuses the function).
+    fn compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
+        if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
+            return None;
+        }
+        self.module.clear_context(&mut self.codegen_ctx);
+        let func = &mut self.codegen_ctx.func;
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), block, shape);
+        let name = format!("b{:x}_{}", block.start, self.compiled);
+        let id = self.module.declare_function(&name, Linkage::Local, &func.signature).ok()?;
+        self.module.define_function(id, &mut self.codegen_ctx).ok()?;
+        self.module.finalize_definitions().ok()?;
+        let code = self.module.get_finalized_function(id);
+        self.compiled += 1;
+        // SAFETY: the function was built with the signature of `HostCode`
+        // (one pointer argument, an i32 result, the host's C convention),
+        // and the module keeps its code for as long as the module lives,
+        // which is as long as the core whose blocks point at it.
+        #[allow(unsafe_code)]
+        Some(unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut c_void) -> u32>(code) })
+    }
+}

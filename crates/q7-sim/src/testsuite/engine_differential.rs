@@ -1,0 +1,159 @@
+//! The engine differential test: every program of tests/programs (both
+//! boards, -O2 and -O0 where they build for it, the exception cases of
+//! traps.c) runs under the interpreter and under the JIT (compiling every
+//! block on its second run, or its first for the short exception cases, so
+//! nearly all code runs compiled); output, exit
+//! code, instruction and cycle counts, the final architectural state and a
+//! hash of all memory must be identical.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use q7_sim::bare::{self, Board};
+use q7_sim::jit::Engine;
+use q7_sim::machine::{CoreState, RunEnd, RunLimits};
+
+/// What a run leaves behind.
+#[derive(Debug, PartialEq)]
+struct Final {
+    end: RunEnd,
+    state: CoreState,
+    stdout: String,
+    stderr: String,
+    pc: u32,
+    ar: [u32; 16],
+    windowbase: u32,
+    windowstart: u32,
+    ps: u32,
+    sar: u32,
+    loop_regs: (u32, u32, u32),
+    br: u32,
+    fr: [u32; 16],
+    fcr_fsr: (u32, u32),
+    exception_regs: (u32, u32, u32),
+    insns: u64,
+    cycles: u64,
+    exceptions: u64,
+    memory_hash: u64,
+}
+
+fn run(board: &Board, elf: &[u8], engine: Engine) -> (Final, u64) {
+    let mut m = bare::load(board, elf).expect("load ELF");
+    m.limits = RunLimits { max_insns: 400_000_000, wall: Duration::from_secs(120), engine, ..RunLimits::default() };
+    let end = m.run();
+    let mut hasher = DefaultHasher::new();
+    for region in &m.mem.regions {
+        region.data.hash(&mut hasher);
+    }
+    let cpu = &m.cores[0].cpu;
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let done = Final {
+        end,
+        state: m.states[0].clone(),
+        stdout: text(&m.output.stdout),
+        stderr: text(&m.output.stderr),
+        pc: cpu.pc,
+        ar: cpu.ar,
+        windowbase: cpu.windowbase,
+        windowstart: cpu.windowstart,
+        ps: cpu.ps,
+        sar: cpu.sar,
+        loop_regs: (cpu.lbeg, cpu.lend, cpu.lcount),
+        br: cpu.br,
+        fr: cpu.fr,
+        fcr_fsr: (cpu.fcr, cpu.fsr),
+        exception_regs: (cpu.epc1, cpu.exccause, cpu.excvaddr),
+        insns: cpu.insns,
+        cycles: cpu.cycles,
+        exceptions: cpu.exceptions,
+        memory_hash: hasher.finish(),
+    };
+    (done, m.cores[0].blocks_compiled())
+}
+
+/// Builds `sources` for `board` at `opt` with extra C flags into `out`.
+fn build(out: &Path, board: &str, opt: &str, cflags: &str, sources: &[&str]) -> PathBuf {
+    let programs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let dir = out.join(format!("{board}-O{opt}"));
+    let status = Command::new("bash")
+        .arg(programs.join("build.sh"))
+        .arg(&dir)
+        .arg(board)
+        .args(["-O", opt])
+        .args(sources.iter().map(|s| programs.join(s)))
+        .env("CFLAGS", cflags)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run build.sh (clang-22, llvm-mc-22, GNU ld: scripts/bootstrap.sh)");
+    assert!(status.success(), "build.sh {board} -O{opt} failed");
+    dir
+}
+
+/// Runs one ELF under both engines and compares everything.
+fn agree(board: &Board, elf: &[u8], what: &str, hot: u32) -> Final {
+    let (interp, _) = run(board, elf, Engine::Interp);
+    let (jit, compiled) = run(board, elf, Engine::Jit { hot });
+    assert!(compiled > 0, "{what}: the JIT compiled nothing");
+    assert_eq!(jit, interp, "{what}: the engines differ");
+    interp
+}
+
+fn run_all(board_name: &str, board: &Board, opts: &[&str], sources: &[&str]) -> Vec<Final> {
+    let out = tempfile::tempdir().expect("temp dir");
+    // Small sizes of the benchmark programs keep the debug build quick.
+    let cflags = "-DSORT_ELEMENTS=20000 -DRELU_ELEMENTS=65536";
+    let mut results = Vec::new();
+    for opt in opts {
+        let dir = build(out.path(), board_name, opt, cflags, sources);
+        for source in sources {
+            let stem = source.rsplit_once('.').map_or(*source, |(stem, _)| stem);
+            let elf = std::fs::read(dir.join(format!("{stem}.{board_name}-O{opt}.elf"))).expect("read ELF");
+            let what = format!("{source} ({board_name} -O{opt})");
+            let done = agree(board, &elf, &what, 1);
+            assert!(matches!(done.end, RunEnd::Exited), "{what}: {:?}", done.state);
+            results.push(done);
+        }
+    }
+    results
+}
+
+#[test]
+fn de212_programs_agree_under_both_engines() {
+    let sources = ["hello.c", "integer.c", "windows.c", "loops.c", "memory.c", "stackargs.c", "sort.c", "spin.S"];
+    run_all("de212", &Board::de212(), &["2", "0"], &sources);
+    // atomic.c does not link at -O0 (clang places a literal after its use).
+    run_all("de212", &Board::de212(), &["2"], &["calls.c", "atomic.c"]);
+}
+
+#[test]
+fn de233_fpu_programs_agree_under_both_engines() {
+    run_all("de233_fpu", &Board::de233_fpu(), &["2"], &["fp.c", "fpdiv.c", "atomic.c", "relu.c", "memory.c"]);
+}
+
+/// The exception cases of traps.c (its `which` word patched), and the
+/// faulting cases of atomic.c: exits through guest exception handlers.
+#[test]
+fn exceptions_agree_under_both_engines() {
+    let out = tempfile::tempdir().expect("temp dir");
+    for (board_name, board, source, cases) in [
+        ("de212", Board::de212(), "traps.c", 0..8),
+        ("de212", Board::de212(), "atomic.c", 1..5),
+        ("de233_fpu", Board::de233_fpu(), "fpdiv.c", 1..3),
+    ] {
+        let dir = build(out.path(), board_name, "2", "", &[source]);
+        let stem = source.trim_end_matches(".c");
+        let bytes = std::fs::read(dir.join(format!("{stem}.{board_name}-O2.elf"))).expect("read ELF");
+        let file = q7_elf::ElfFile::parse(&bytes).expect("parse");
+        let which = file.symbols().expect("symbols").into_iter().find(|s| s.name == "which").expect("`which`");
+        let offset = file.vaddr_to_offset(which.value).expect("`which` has file bytes") as usize;
+        for case in cases {
+            let mut patched = bytes.clone();
+            patched[offset..offset + 4].copy_from_slice(&(case as u32).to_le_bytes());
+            // Compiled on first sight: these runs are short.
+            agree(&board, &patched, &format!("{source} case {case} ({board_name})"), 0);
+        }
+    }
+}
