@@ -18,6 +18,8 @@ tools=(
   "cc:gcc"
   "python3:python3"
   "chromium:chromium"
+  "csmith:csmith"
+  "creduce:creduce"
 )
 
 missing=()
@@ -36,7 +38,8 @@ done
 # (python/q7) builds shape libraries against Debian's CPU-only torch for
 # /usr/bin/python3 (torch/torch.h pulls in pybind11 under cpp_extension) and
 # builds the q7 package into a venv of that interpreter.
-for pkg in python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev; do
+# libcsmith-dev: the csmith runtime headers scripts/csmith-diff.sh builds with.
+for pkg in python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev libcsmith-dev; do
   if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     echo "bootstrap: $pkg present"
   else
