@@ -4,8 +4,8 @@
 #
 #   scripts/csmith-diff.sh [N [FIRST_SEED]]      (defaults: 100 programs from seed 1)
 #
-# For each seed: csmith generates a program (no argc, no packed structs, a few
-# small functions, so it ends quickly on the bare board); it is built for the
+# For each seed: csmith generates a program (no argc, no packed structs, at
+# most 6 functions besides main, arrays of at most 3 dimensions); it is built for the
 # board exactly as crates/q7-sim/tests/programs/build.sh builds the test
 # programs (clang-22, the board link script, the simcall runtime) at -O0 and
 # -O2, with csmith's runtime from scripts/csmith/ (printf without varargs,
