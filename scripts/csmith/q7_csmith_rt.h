@@ -90,3 +90,9 @@ int strcmp(const char *a, const char *b) {
 #define __muldi3 q7_sdk_muldi3
 #include "../../sdk/src/builtins/int64.c"
 #undef __muldi3
+
+/* With an FPU (de233_fpu: build.sh defines HAVE_CP), the single-precision
+ * helpers it lacks: division and 64-bit conversions (csmith --float). */
+#ifdef HAVE_CP
+#include "../../sdk/src/builtins/soft_float.c"
+#endif
