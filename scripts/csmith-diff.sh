@@ -22,8 +22,8 @@
 # JIT_HOT (the jit compiles a block after this many runs, default 1: nearly
 # all code runs compiled), JOBS (parallel programs, default 2), QEMU_SECS (default 10), Q7 (the binary,
 # default target/release/q7, built if missing), KEEP=DIR (keep every
-# program's files there; by default only mismatching ones are kept, under
-# target/csmith-diff/).
+# program's files there; by default only mismatching ones are kept, in their
+# temporary directory under TMPDIR, which the mismatch line names).
 #
 # Prints one line per mismatch with the command that reproduces it, then the
 # summary; exits 1 when anything mismatched.
