@@ -1,7 +1,8 @@
 //! scripts/csmith-diff.sh, the random-program campaign, on two csmith seeds
-//! (1000 and 1001: short programs) with the q7 under test: QEMU, the interpreter and the JIT agree on every
-//! run; and a q7 that prints nothing is caught as a mismatch on every run,
-//! with the command that reproduces it (the comparison is not vacuous).
+//! (1000 and 1001: short programs) with the q7 under test: QEMU, the
+//! interpreter and the JIT agree on every run; and a q7 that prints nothing
+//! is caught as a mismatch on every run, with the command that reproduces it
+//! (the comparison is not vacuous).
 
 use crate::common;
 
