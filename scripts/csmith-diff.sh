@@ -37,8 +37,9 @@ if [ "${1:-}" = "--one" ]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/csmith-diff.XXXXXX")
   keep=false
   trap '$keep || rm -rf "$work"' EXIT
-  if ! timeout 30 csmith --seed "$seed" --no-argc --no-packed-struct --max-funcs 6 \
-      --max-array-dim 3 ${CSMITH_FLAGS:-} >"$work/gen$seed.c" 2>/dev/null; then
+  # csmith writes platform.info into its working directory: the temporary one.
+  if ! (cd "$work" && timeout 30 csmith --seed "$seed" --no-argc --no-packed-struct --max-funcs 6 \
+      --max-array-dim 3 ${CSMITH_FLAGS:-} >"$work/gen$seed.c" 2>/dev/null); then
     for board in $BOARDS; do for opt in $OPTS; do echo "$seed $board $opt skip csmith"; done; done
     exit 0
   fi
