@@ -18,6 +18,8 @@ tools=(
   "cc:gcc"
   "python3:python3"
   "chromium:chromium"
+  "csmith:csmith"
+  "creduce:creduce"
 )
 
 missing=()
@@ -37,8 +39,9 @@ done
 # /usr/bin/python3 (torch/torch.h pulls in pybind11 under cpp_extension) and
 # builds the q7 package into a venv of that interpreter.
 # libclang-rt-22-dev: clang-22's sanitizer runtimes (ASan, UBSan, MSan) for
-# `q7 run --native`.
-for pkg in libclang-rt-22-dev python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev; do
+# `q7 run --native`. libcsmith-dev: the csmith runtime headers
+# scripts/csmith-diff.sh builds with.
+for pkg in libclang-rt-22-dev python3-torch libtorch-dev python3-dev python3-venv ninja-build pybind11-dev libcsmith-dev; do
   if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     echo "bootstrap: $pkg present"
   else

@@ -76,6 +76,27 @@ pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
 /// Loads and runs `elf` to completion.
 pub fn run(board: &Board, elf: &[u8], limits: RunLimits) -> Result<BareRun, SimError> {
     let mut machine = load(board, elf)?;
+    Ok(finish(&mut machine, limits))
+}
+
+/// A hash of core 0's architectural state (pc, the visible window, the
+/// window, loop, boolean, FP and exception registers, the counts) and of
+/// all memory: two engines that ran the same program must give the same.
+pub fn state_digest(machine: &Machine) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let cpu = &machine.cores[0].cpu;
+    (cpu.pc, cpu.ar, cpu.windowbase, cpu.windowstart, cpu.ps, cpu.sar).hash(&mut hasher);
+    (cpu.lbeg, cpu.lend, cpu.lcount, cpu.br, cpu.fr, cpu.fcr, cpu.fsr).hash(&mut hasher);
+    (cpu.epc1, cpu.exccause, cpu.excvaddr, cpu.insns, cpu.cycles, cpu.exceptions).hash(&mut hasher);
+    for region in &machine.mem.regions {
+        region.data.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Runs a loaded machine to completion; the machine keeps its final state.
+pub fn finish(machine: &mut Machine, limits: RunLimits) -> BareRun {
     machine.limits = limits;
     let end = machine.run();
     let (exit_code, stop) = match &machine.states[0] {
@@ -84,7 +105,7 @@ pub fn run(board: &Board, elf: &[u8], limits: RunLimits) -> Result<BareRun, SimE
         CoreState::Running | CoreState::Halted => (None, None),
     };
     let cpu = &machine.cores[0].cpu;
-    Ok(BareRun {
+    BareRun {
         end,
         exit_code,
         insns: cpu.insns,
@@ -92,5 +113,5 @@ pub fn run(board: &Board, elf: &[u8], limits: RunLimits) -> Result<BareRun, SimE
         stop,
         stdout: std::mem::take(&mut machine.output.stdout),
         stderr: std::mem::take(&mut machine.output.stderr),
-    })
+    }
 }

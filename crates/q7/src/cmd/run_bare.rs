@@ -27,6 +27,10 @@ pub struct Args {
     /// Print instructions, cycles and the simulation rate on stderr.
     #[arg(long)]
     stats: bool,
+    /// Print a hash of the final architectural state and memory on stderr
+    /// (`state HEX`): engines that agree print the same.
+    #[arg(long)]
+    state: bool,
     /// Instruction budget.
     #[arg(long = "max-insns", default_value_t = 20_000_000_000)]
     max_insns: u64,
@@ -38,6 +42,10 @@ pub struct Args {
     /// interprets everything.
     #[arg(long, value_enum, default_value_t = super::run::EngineChoice::Jit)]
     engine: super::run::EngineChoice,
+    /// With the jit: compile a block once it has run N times (default
+    /// 200; 1 compiles nearly everything, as differential testing wants).
+    #[arg(long = "jit-hot", value_name = "N")]
+    jit_hot: Option<u32>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -49,15 +57,22 @@ pub fn run(args: Args) -> Result<()> {
     let limits = RunLimits {
         max_insns: args.max_insns,
         wall: Duration::from_secs(args.timeout),
-        engine: args.engine.engine(),
+        engine: match (args.engine.engine(), args.jit_hot) {
+            (q7_sim::jit::Engine::Jit { .. }, Some(hot)) => q7_sim::jit::Engine::Jit { hot },
+            (engine, _) => engine,
+        },
         ..RunLimits::default()
     };
     let started = Instant::now();
-    let run = bare::run(&board, &bytes, limits).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
+    let mut machine = bare::load(&board, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
+    let run = bare::finish(&mut machine, limits);
     let secs = started.elapsed().as_secs_f64();
     std::io::stdout().write_all(&run.stdout)?;
     std::io::stdout().flush()?;
     std::io::stderr().write_all(&run.stderr)?;
+    if args.state {
+        eprintln!("state {:016x}", bare::state_digest(&machine));
+    }
     if args.stats {
         eprintln!(
             "{} instructions, {} cycles in {secs:.3} s = {:.1} M instr/s",

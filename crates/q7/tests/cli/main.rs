@@ -20,6 +20,7 @@ mod build_open;
 mod build_shape;
 mod build_vendor_argv;
 mod builtin_structure;
+mod csmith_diff;
 mod disasm_boundaries;
 mod disasm_cli;
 mod disasm_gnu_corpus;

@@ -35,28 +35,37 @@ fn qemu(board: &str, elf: &Path) -> (Option<i32>, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// "N instructions, M cycles" of `--stats`.
-fn counts(stats: &str) -> &str {
-    stats.lines().last().and_then(|l| l.split(" in ").next()).unwrap_or_default()
+/// "N instructions, M cycles" of `--stats`, after the `state HASH` line of
+/// `--state`.
+fn counts(stats: &str) -> String {
+    let state = stats.lines().find(|l| l.starts_with("state ")).unwrap_or_default();
+    let counts = stats.lines().last().and_then(|l| l.split(" in ").next()).unwrap_or_default();
+    format!("{state}; {counts}")
 }
 
 #[test]
 fn same_output_and_exit_code_as_qemu() {
     let dir = tempfile::tempdir().unwrap();
+    let mut states = Vec::new();
     for (board, source) in [("de212", "hello.c"), ("de212", "windows.c"), ("de233_fpu", "fp.c")] {
         let elf = build(dir.path(), board, source);
         let (code, text) = qemu(board, &elf);
         // Both engines, the same counts.
         let mut seen = Vec::new();
-        for engine in ["interp", "jit"] {
-            let ours = q7(&["run-bare", elf.to_str().unwrap(), "--board", board, "--engine", engine, "--stats"]);
-            assert_eq!(stdout(&ours), text, "{source} on {board}, {engine}: console");
-            assert_eq!(ours.status.code(), code, "{source} on {board}, {engine}: exit code");
-            seen.push(counts(&stderr(&ours)).to_string());
+        for engine in [&["--engine", "interp"][..], &["--engine", "jit"], &["--engine", "jit", "--jit-hot", "1"]] {
+            let mut args = vec!["run-bare", elf.to_str().unwrap(), "--board", board, "--stats", "--state"];
+            args.extend_from_slice(engine);
+            let ours = q7(&args);
+            assert_eq!(stdout(&ours), text, "{source} on {board}, {engine:?}: console");
+            assert_eq!(ours.status.code(), code, "{source} on {board}, {engine:?}: exit code");
+            seen.push(counts(&stderr(&ours)));
         }
-        assert!(seen[0].ends_with("cycles"), "{seen:?}");
-        assert_eq!(seen[0], seen[1], "{source} on {board}: instruction and cycle counts of the engines");
+        assert!(seen[0].starts_with("state ") && seen[0].ends_with("cycles"), "{seen:?}");
+        assert!(seen.iter().all(|s| *s == seen[0]), "{source} on {board}: counts and final state of the engines");
+        states.push(seen[0].clone());
     }
+    // The state hash tells programs apart.
+    assert!(states[0] != states[1] && states[1] != states[2], "{states:?}");
 }
 
 #[test]
