@@ -74,7 +74,7 @@ impl Cpu {
         // the interpreter goes on from where it stopped.
         let mut first = 0;
         if let (true, None, Some(code)) = (full, overflow_at, block.translation.straight.get()) {
-            first = self.enter(mem, code, 0).0;
+            first = self.enter(mem, block, code, 0).0;
         }
         for (i, op) in ops[..n].iter().enumerate().skip(first) {
             if let Err(trap) = self.step(mem, op) {
@@ -147,7 +147,7 @@ impl Cpu {
         iterations: u64,
     ) -> Result<bool, Event> {
         let ops = &block.ops[..];
-        let (next, done) = self.enter(mem, code, iterations);
+        let (next, done) = self.enter(mem, block, code, iterations);
         self.retire_iterations(block, done);
         if done == iterations {
             return Ok(false);

@@ -48,6 +48,12 @@ pub fn translatable(kind: Kind) -> bool {
         || fp::called(kind)
 }
 
+/// Whether the translation reads `op.target` (as an address relative to
+/// the block: see [`Translator::relocated`]).
+pub(super) fn uses_target(kind: Kind) -> bool {
+    matches!(kind, Kind::J | Kind::L32r) || branch_kind(kind)
+}
+
 fn is_fp(kind: Kind) -> bool {
     fp::inline(kind) || fp::called(kind)
 }
@@ -131,6 +137,10 @@ pub(super) struct Translator<'a, 'f> {
     store_sig: SigRef,
     pub(super) fp_sig: SigRef,
     pub(super) ptr: cranelift_codegen::ir::Type,
+    /// The guest address the block was decoded at, and (at run time) where
+    /// the running copy starts: see [`Translator::relocated`].
+    start: u32,
+    base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
 }
@@ -155,7 +165,7 @@ pub(super) fn build(
     store_sig.params.extend([ptr, I32, I32, I32, I32].map(AbiParam::new));
     store_sig.returns.push(AbiParam::new(I32));
     let mut fp_sig = Signature::new(call_conv);
-    fp_sig.params.extend([ptr, ptr].map(AbiParam::new));
+    fp_sig.params.extend([ptr, I32].map(AbiParam::new));
     fp_sig.returns.push(AbiParam::new(I32));
 
     // The ops themselves (not copies): FP calls pass their addresses.
@@ -200,6 +210,7 @@ pub(super) fn build(
         let enabled = b.ins().band_imm_u(cpenable, 1);
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
     });
+    let base = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, base) as i32);
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -221,6 +232,8 @@ pub(super) fn build(
         store_sig,
         fp_sig,
         ptr,
+        start: block.start,
+        base,
         exits: Vec::new(),
     };
     match shape {
@@ -249,6 +262,14 @@ impl Translator<'_, '_> {
     pub(super) fn iconst(&mut self, value: u32) -> Value {
         // Cranelift wants narrow constants zero-extended.
         self.b.ins().iconst(I32, i64::from(value))
+    }
+
+    /// A guest address inside or near the block (a branch target, a
+    /// literal, an op's pc), as an offset from the running copy's start:
+    /// the code is the same for every core whose copy differs by rebase.
+    fn relocated(&mut self, addr: u32) -> Value {
+        let delta = addr.wrapping_sub(self.start);
+        self.b.ins().iadd_imm_s(self.base, i64::from(delta as i32))
     }
 
     /// Writes the registers back and returns `index` from the current block.
@@ -376,7 +397,7 @@ impl Translator<'_, '_> {
                 self.set(op.a, value);
             }
             Kind::L32r => {
-                let addr = self.iconst(op.target);
+                let addr = self.relocated(op.target);
                 let value = self.load(index, op, addr, 4);
                 self.set(op.a, value);
             }
@@ -392,14 +413,14 @@ impl Translator<'_, '_> {
                 self.store(index, op, addr, value, size);
             }
             Kind::J => {
-                let target = self.iconst(op.target);
+                let target = self.relocated(op.target);
                 let one = self.iconst(1);
                 self.set_next(target, one);
             }
             kind if branch_kind(kind) => {
                 let taken = self.condition(op);
-                let target = self.iconst(op.target);
-                let fall = self.iconst(op.next_pc());
+                let target = self.relocated(op.target);
+                let fall = self.relocated(op.next_pc());
                 let next = self.b.ins().select(taken, target, fall);
                 let taken = self.b.ins().uextend(I32, taken);
                 self.set_next(next, taken);
@@ -547,7 +568,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_load as *const () as usize as i64);
         let size_v = self.iconst(size);
-        let pc = self.iconst(op.pc);
+        let pc = self.relocated(op.pc);
         let call = self.b.ins().call_indirect(self.load_sig, helper, &[self.ctx, addr, size_v, pc]);
         let result = self.b.inst_results(call)[0];
         let fault = self.b.ins().band_imm_u(result, LOAD_FAULT as i64);
@@ -599,7 +620,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_store as *const () as usize as i64);
         let size_v = self.iconst(size);
-        let pc = self.iconst(op.pc);
+        let pc = self.relocated(op.pc);
         let call = self.b.ins().call_indirect(self.store_sig, helper, &[self.ctx, addr, size_v, value, pc]);
         let status = self.b.inst_results(call)[0];
         let done = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(STORE_DONE));
