@@ -306,7 +306,7 @@ impl Core {
             let epoch = mem.code_epoch;
             loop {
                 let budget = limit.saturating_sub(self.cpu.steps());
-                if let Err(event) = self.cpu.exec_block(mem, block, budget) {
+                if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
                 if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= limit || mem.code_epoch != epoch {

@@ -291,7 +291,10 @@ impl Jit {
             t.heat.set(heat + 1);
             return;
         }
-        self.heated(block, lbeg, lend);
+        let loop_body = block.straight && block.start == lbeg && block.end == lend;
+        if heat == self.hot || (loop_body && !t.loop_tried.get()) {
+            self.heated(block, lbeg, lend);
+        }
     }
 
     #[cold]

@@ -7,7 +7,7 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I16, I32, I64};
+use cranelift_codegen::ir::types::{I16, I32, I64, I8};
 use cranelift_codegen::ir::{AbiParam, Endianness, Function, InstBuilder, MemFlagsData, SigRef, Signature, Value};
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -52,6 +52,13 @@ pub fn translatable(kind: Kind) -> bool {
 /// the block: see [`Translator::relocated`]).
 pub(super) fn uses_target(kind: Kind) -> bool {
     matches!(kind, Kind::J | Kind::L32r) || branch_kind(kind)
+}
+
+/// Whether `block` translates whole (`ops` is all of it) and ends with a
+/// branch or jump back to its own start: a loop compiled code can run.
+fn branches_to_itself(block: &Block, ops: &[Op]) -> bool {
+    ops.len() == block.ops.len()
+        && ops.last().is_some_and(|op| (op.kind == Kind::J || branch_kind(op.kind)) && op.target == block.start)
 }
 
 fn is_fp(kind: Kind) -> bool {
@@ -237,6 +244,7 @@ pub(super) fn build(
         exits: Vec::new(),
     };
     match shape {
+        Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
         Shape::Straight => {
             for (i, op) in ops.iter().enumerate() {
                 t.op(i, op);
@@ -311,6 +319,48 @@ impl Translator<'_, '_> {
             self.b.switch_to_block(exit);
             self.leave(index);
         }
+    }
+
+    /// Passes over `ops`, a whole block whose final branch or jump targets
+    /// its start: the code loops back while the branch is taken and the
+    /// instructions retired stay below `ctx.iterations` (the budget; a
+    /// multiply, not a division per entry), counting completed passes in
+    /// `ctx.done`; the last pass sets `next_pc`/`taken` as a straight one.
+    fn self_looped(&mut self, ops: &[Op]) {
+        let (last, body) = ops.split_last().expect("a self-loop has its branch");
+        let done = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(done, zero);
+        self.done = Some(done);
+        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let top = self.b.create_block();
+        self.b.ins().jump(top, &[]);
+        self.b.switch_to_block(top);
+        for (i, op) in body.iter().enumerate() {
+            self.op(i, op);
+        }
+        let taken = match last.kind {
+            Kind::J => self.b.ins().iconst(I8, 1),
+            _ => self.condition(last),
+        };
+        let count = self.b.use_var(done);
+        let count = self.b.ins().iadd_imm_s(count, 1);
+        let retired = self.b.ins().imul_imm_u(count, ops.len() as i64);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, retired, budget);
+        let again = self.b.ins().band(taken, more);
+        let repeat = self.b.create_block();
+        let finish = self.b.create_block();
+        self.b.ins().brif(again, repeat, &[], finish, &[]);
+        self.b.switch_to_block(repeat);
+        self.b.def_var(done, count);
+        self.b.ins().jump(top, &[]);
+        self.b.switch_to_block(finish);
+        let target = self.relocated(last.target);
+        let fall = self.relocated(last.next_pc());
+        let next = self.b.ins().select(taken, target, fall);
+        let taken = self.b.ins().uextend(I32, taken);
+        self.set_next(next, taken);
+        self.leave(ops.len() as u32);
     }
 
     /// `ctx.iterations` passes over `ops`, a whole loop body.
