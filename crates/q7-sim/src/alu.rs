@@ -10,7 +10,7 @@
 
 /// An ALU operation: `a = f(b, c, imm, SAR)` (the conditional moves also
 /// read the old `a`). Field use per op is `a, b, c / imm`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum AluOp {
     Add,

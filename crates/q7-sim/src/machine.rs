@@ -121,10 +121,11 @@ impl Machine {
     /// Runs every core until all exit, one faults, or a limit passes.
     pub fn run(&mut self) -> RunEnd {
         let started = Instant::now();
+        let mut compiler = None;
         for core in &mut self.cores {
             // Without a code generator for this host the interpreter runs.
-            if core.set_engine(self.limits.engine).is_err() {
-                let _ = core.set_engine(Engine::Interp);
+            if core.set_engine(self.limits.engine, &mut compiler).is_err() {
+                let _ = core.set_engine(Engine::Interp, &mut compiler);
             }
         }
         self.rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;

@@ -12,7 +12,7 @@ use crate::alu::{AluOp, PureOp};
 
 /// What an op does. Field use is documented per variant group as
 /// `a, b, c / imm / target`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// a = ALU(b, c, imm, SAR) (see [`crate::alu`]); `divide` and the
     /// other ops that can trap are kinds of their own.
@@ -196,7 +196,7 @@ const _: () = assert!(std::mem::size_of::<Kind>() == 1);
 
 /// One pre-decoded instruction. `repr(C)` keeps the fields the dispatch
 /// reads first (kind and registers) together in the first word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C)]
 pub struct Op {
     pub kind: Kind,

@@ -3,20 +3,19 @@
 
 use std::ffi::c_void;
 
-use crate::block::HostCode;
+use crate::block::{Block, HostCode};
 use crate::cpu::Cpu;
 use crate::jit::JitCtx;
 use crate::mem::Memory;
-use crate::uop::Op;
 
 impl Cpu {
-    /// Runs `code`, a compiled form of the block about to execute, on this
+    /// Runs `code`, a compiled form of `block`, about to execute, on this
     /// core's registers: `iterations` passes for a loop form. Returns the
     /// index of the first op it left to the interpreter and the loop
     /// iterations it completed. Compiled code sets `next_pc`/`taken` only
     /// when it runs the block's branch.
     #[inline(always)]
-    pub(super) fn enter(&mut self, mem: &mut Memory, code: HostCode, iterations: u64) -> (usize, u64) {
+    pub(super) fn enter(&mut self, mem: &mut Memory, block: &Block, code: HostCode, iterations: u64) -> (usize, u64) {
         let Some(mut ctx) = self.jit.take() else { return (0, 0) };
         // Everything compiled code and `fp_step` touch is reached through
         // this one pointer while it runs.
@@ -37,6 +36,8 @@ impl Cpu {
             ctx.done = 0;
             ctx.fp_step = Some(fp_step);
             ctx.cpu = cpu.cast();
+            ctx.ops = block.ops.as_ptr();
+            ctx.base = block.start;
             // SAFETY: `code` was compiled for `HostCode`'s signature by this
             // core's JIT, whose module still owns it. It reads and writes
             // only the context's fields, the registers they point at, the
@@ -57,10 +58,11 @@ impl Cpu {
 /// `step_fp`. Compiled code has stored the op's source registers and
 /// reloads its destinations; it calls only for ops that cannot trap once
 /// CPENABLE allows them (arithmetic and conversions).
-unsafe extern "C" fn fp_step(ctx: *mut JitCtx, op: *const Op) -> u32 {
+unsafe extern "C" fn fp_step(ctx: *mut JitCtx, index: u32) -> u32 {
     // SAFETY: called by compiled code entered from `Cpu::enter`, with the
     // context it built: `cpu` and `mem` are valid and unaliased for the
-    // call, and `op` points into the block being run.
-    let (cpu, mem, op) = unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &mut *(*ctx).mem, &*op) };
+    // call, and `index` is that of a translated op of the block being run.
+    let (cpu, mem, op) =
+        unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &mut *(*ctx).mem, &*(*ctx).ops.add(index as usize)) };
     u32::from(cpu.step_fp(mem, op).is_err())
 }

@@ -38,7 +38,13 @@ impl Cpu {
     /// zero-overhead loop body, up to `budget` instructions of further
     /// iterations. `Err` carries an event for the machine.
     #[inline(always)]
-    pub(crate) fn exec_block(&mut self, mem: &mut Memory, block: &Block, budget: u64) -> Result<(), Event> {
+    pub(crate) fn exec_block(
+        &mut self,
+        mem: &mut Memory,
+        block: &Block,
+        budget: u64,
+        repeat: bool,
+    ) -> Result<(), Event> {
         let ops = &block.ops[..];
         if block.start == self.lbeg
             && block.end == self.lend
@@ -74,7 +80,14 @@ impl Cpu {
         // the interpreter goes on from where it stopped.
         let mut first = 0;
         if let (true, None, Some(code)) = (full, overflow_at, block.translation.straight.get()) {
-            first = self.enter(mem, code, 0).0;
+            // A block that branches back to itself runs in compiled code
+            // as many passes as the interpreter would start within `budget`
+            // (`repeat`: nothing else needs a look at its start; 0 = one
+            // pass); `done` whole passes, each ending taken, came first.
+            let (next, done) = self.enter(mem, block, code, if repeat { budget } else { 0 });
+            first = next;
+            self.insns += done * n as u64;
+            self.cycles += done * (block.cycles + TAKEN_BRANCH);
         }
         for (i, op) in ops[..n].iter().enumerate().skip(first) {
             if let Err(trap) = self.step(mem, op) {
@@ -147,7 +160,7 @@ impl Cpu {
         iterations: u64,
     ) -> Result<bool, Event> {
         let ops = &block.ops[..];
-        let (next, done) = self.enter(mem, code, iterations);
+        let (next, done) = self.enter(mem, block, code, iterations);
         self.retire_iterations(block, done);
         if done == iterations {
             return Ok(false);
@@ -171,7 +184,7 @@ impl Cpu {
     pub(crate) fn exec_block_traced(&mut self, mem: &mut Memory, block: &Block) -> Result<(), Event> {
         let pc = self.pc;
         let Some(i) = block.ops.iter().position(|op| op.pc == pc) else {
-            return self.exec_block(mem, block, 0);
+            return self.exec_block(mem, block, 0, false);
         };
         let op = block.ops[i];
         let mut bytes = [0u8; 3];

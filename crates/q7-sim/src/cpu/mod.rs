@@ -18,7 +18,7 @@ mod window;
 
 use crate::block::{BlockCache, Fetcher};
 use crate::config::CoreConfig;
-use crate::jit::{Engine, Jit, JitCtx};
+use crate::jit::{Compiler, Engine, Jit, JitCtx, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
@@ -217,14 +217,20 @@ impl Core {
         self.hook_taken = false;
     }
 
-    /// Chooses the back end. The JIT falls back to the interpreter (and
-    /// says why) when Cranelift has no code generator for this host.
-    pub fn set_engine(&mut self, engine: Engine) -> Result<(), String> {
+    /// Chooses the back end. With the JIT, the core compiles with `shared`
+    /// (made on first use: the cores of a machine pass the same one, so
+    /// identical blocks compile once). Fails (and says why) when Cranelift
+    /// has no code generator for this host.
+    pub fn set_engine(&mut self, engine: Engine, shared: &mut Option<SharedCompiler>) -> Result<(), String> {
         self.jit_on = false;
         self.cpu.jit = None;
         if let Engine::Jit { hot } = engine {
             if self.jit.is_none() {
-                self.jit = Some(Box::new(Jit::new(hot)?));
+                let compiler = match shared {
+                    Some(compiler) => compiler.clone(),
+                    None => shared.insert(Compiler::new()?).clone(),
+                };
+                self.jit = Some(Box::new(Jit::new(hot, compiler)));
             }
             self.jit_on = true;
             self.cpu.jit = Some(Box::new(JitCtx::new(self.cpu.id)));
@@ -232,9 +238,10 @@ impl Core {
         Ok(())
     }
 
-    /// Blocks the JIT compiled so far.
+    /// Blocks the JIT compiled so far (for all the cores sharing its
+    /// compiler).
     pub fn blocks_compiled(&self) -> u64 {
-        self.jit.as_ref().map_or(0, |jit| jit.compiled)
+        self.jit.as_ref().map_or(0, |jit| jit.compiled())
     }
 
     /// Reports [`Event::Hook`] whenever a block starts at `pc` (function
@@ -299,7 +306,7 @@ impl Core {
             let epoch = mem.code_epoch;
             loop {
                 let budget = limit.saturating_sub(self.cpu.steps());
-                if let Err(event) = self.cpu.exec_block(mem, block, budget) {
+                if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
                 if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= limit || mem.code_epoch != epoch {

@@ -18,7 +18,7 @@ impl Cpu {
         profile: &mut CoreProfile,
     ) -> Result<(), Event> {
         let Some(&op) = block.ops.first() else {
-            return self.exec_block(mem, block, 0);
+            return self.exec_block(mem, block, 0, false);
         };
         if self.overflows(op.frame) {
             self.exceptions += 1;

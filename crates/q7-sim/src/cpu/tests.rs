@@ -100,13 +100,13 @@ fn every_alu_op_agrees_on_every_dispatch_path() {
             let mut stepped = cpu(regs, sar);
             for _ in 0..iterations {
                 stepped.pc = START;
-                stepped.exec_block(&mut mem, &block, u64::MAX).expect("ALU ops do not trap");
+                stepped.exec_block(&mut mem, &block, u64::MAX, true).expect("ALU ops do not trap");
             }
             // The same block as a loop body: LCOUNT = iterations - 1.
             let mut looped = cpu(regs, sar);
             (looped.lbeg, looped.lend, looped.lcount) = (START, block.end, iterations - 1);
             while looped.insns < u64::from(iterations) * len as u64 {
-                looped.exec_block(&mut mem, &block, u64::MAX).expect("ALU ops do not trap");
+                looped.exec_block(&mut mem, &block, u64::MAX, true).expect("ALU ops do not trap");
             }
             assert_eq!(looped.ar, stepped.ar, "{body:x?} x{iterations}, SAR {sar}, from {regs:x?}");
             assert_eq!((looped.pc, looped.lcount), (block.end, 0));

@@ -269,8 +269,9 @@ impl Translator<'_, '_> {
             }
         }
         let helper = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, fp_step) as i32);
-        let op_addr = self.b.ins().iconst(self.ptr, std::ptr::from_ref(op) as usize as i64);
-        let call = self.b.ins().call_indirect(self.fp_sig, helper, &[self.ctx, op_addr]);
+        // The op by index: the running copy's ops are in the context.
+        let index = self.iconst(i);
+        let call = self.b.ins().call_indirect(self.fp_sig, helper, &[self.ctx, index]);
         let refused = self.b.inst_results(call)[0];
         let exit = self.exit_block(i);
         let next = self.b.create_block();

@@ -21,7 +21,10 @@ mod fp;
 mod runtime;
 mod translate;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::c_void;
+use std::rc::Rc;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -30,6 +33,7 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use crate::block::{Block, HostCode};
 use crate::mem::Memory;
+use crate::uop::Op;
 
 pub use runtime::HostPages;
 pub use translate::translatable;
@@ -86,10 +90,16 @@ pub struct JitCtx {
     /// into booleans) on the core `cpu`; nonzero when it did not run.
     pub fp_step: Option<FpStep>,
     pub cpu: *mut c_void,
+    /// The ops of the block being run (`fp_step` takes an index into them).
+    pub ops: *const Op,
+    /// Where the running copy of the block starts: compiled code holds
+    /// addresses relative to a block's start, so cores whose images differ
+    /// only by rebase share it.
+    pub base: u32,
 }
 
 /// See [`JitCtx::fp_step`].
-pub type FpStep = unsafe extern "C" fn(*mut JitCtx, *const crate::uop::Op) -> u32;
+pub type FpStep = unsafe extern "C" fn(*mut JitCtx, u32) -> u32;
 
 impl JitCtx {
     pub fn new(core: usize) -> JitCtx {
@@ -113,12 +123,14 @@ impl JitCtx {
             core,
             fp_step: None,
             cpu: std::ptr::null_mut(),
+            ops: std::ptr::null(),
+            base: 0,
         }
     }
 }
 
 /// The two compiled forms of a block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Shape {
     /// Once through, ending with the block's branch if it translates.
     Straight,
@@ -136,21 +148,54 @@ fn worth_compiling(block: &Block) -> bool {
     n >= 3 && translated + 1 >= n
 }
 
-/// One core's compiler: Cranelift's module (which owns the code) and the
-/// host page table compiled code uses.
-pub struct Jit {
+/// A block's translated ops with their addresses made relative to the
+/// block's start: blocks with equal keys compile to the same code (see
+/// `Translator::relocated`), whichever core's copy they come from.
+#[derive(PartialEq, Eq, Hash)]
+struct CodeKey {
+    shape: Shape,
+    ops: Box<[Op]>,
+}
+
+impl CodeKey {
+    fn new(block: &Block, shape: Shape) -> CodeKey {
+        let ops = block
+            .ops
+            .iter()
+            .take_while(|op| translatable(op.kind))
+            .map(|op| {
+                let mut op = *op;
+                op.pc = op.pc.wrapping_sub(block.start);
+                if translate::uses_target(op.kind) {
+                    op.target = op.target.wrapping_sub(block.start);
+                }
+                op
+            })
+            .collect();
+        CodeKey { shape, ops }
+    }
+}
+
+/// The code generator the cores of a machine share: Cranelift's module
+/// (which owns the code) and the functions compiled so far, so a block
+/// every core runs (the per-core images of an op differ only by rebase) is
+/// compiled once.
+pub struct Compiler {
     module: JITModule,
     builder_ctx: FunctionBuilderContext,
     codegen_ctx: cranelift_codegen::Context,
-    hot: u32,
-    pub pages: HostPages,
+    code: HashMap<CodeKey, Option<HostCode>>,
     /// Blocks compiled (statistics).
     pub compiled: u64,
 }
 
-impl Jit {
+/// A [`Compiler`] shared by the cores of one machine (they run on one
+/// thread, one at a time).
+pub type SharedCompiler = Rc<RefCell<Compiler>>;
+
+impl Compiler {
     /// A compiler for the host, or why there is none.
-    pub fn new(hot: u32) -> Result<Jit, String> {
+    pub fn new() -> Result<SharedCompiler, String> {
         let mut flags = settings::builder();
         // The IR verifier and Cranelift's optimiser cost compile time on
         // every block (the IR built here is already straight-line and
@@ -171,39 +216,25 @@ impl Jit {
             .map_err(|e| format!("cranelift: {e}"))?;
         let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let codegen_ctx = module.make_context();
-        Ok(Jit {
+        Ok(Rc::new(RefCell::new(Compiler {
             module,
             builder_ctx: FunctionBuilderContext::new(),
             codegen_ctx,
-            hot,
-            pages: HostPages::new(),
+            code: HashMap::new(),
             compiled: 0,
-        })
+        })))
     }
 
-    /// Counts one execution of `block` and compiles it when it gets hot;
-    /// also compiles its loop form once it runs as the body of the current
-    /// zero-overhead loop (`lbeg..lend`).
-    #[inline(always)]
-    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) {
-        let t = &block.translation;
-        let heat = t.heat.get();
-        if heat < self.hot {
-            t.heat.set(heat + 1);
-            return;
+    /// The code for `block` in `shape`: compiled before for an identical
+    /// block (of any core), or now.
+    fn get_or_compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
+        let key = CodeKey::new(block, shape);
+        if let Some(code) = self.code.get(&key) {
+            return *code;
         }
-        if heat == self.hot {
-            t.heat.set(heat + 1);
-            if self.hot <= 1 || worth_compiling(block) {
-                t.straight.set(self.compile(block, Shape::Straight));
-            }
-        }
-        if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
-            t.loop_tried.set(true);
-            if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compile(block, Shape::Loop));
-            }
-        }
+        let code = self.compile(block, shape);
+        self.code.insert(key, code);
+        code
     }
 
     /// Compiles `block` in `shape`; `None` when nothing of it translates
@@ -224,8 +255,63 @@ impl Jit {
         // SAFETY: the function was built with the signature of `HostCode`
         // (one pointer argument, an i32 result, the host's C convention),
         // and the module keeps its code for as long as the module lives,
-        // which is as long as the core whose blocks point at it.
+        // which is as long as every core holding this compiler, whose
+        // blocks point at it.
         #[allow(unsafe_code)]
         Some(unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut c_void) -> u32>(code) })
+    }
+}
+
+/// One core's side of the JIT: the shared compiler, the heat threshold and
+/// the core's host page table compiled code uses.
+pub struct Jit {
+    compiler: SharedCompiler,
+    hot: u32,
+    pub pages: HostPages,
+}
+
+impl Jit {
+    pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
+        Jit { compiler, hot, pages: HostPages::new() }
+    }
+
+    /// Blocks the shared compiler compiled so far.
+    pub fn compiled(&self) -> u64 {
+        self.compiler.borrow().compiled
+    }
+
+    /// Counts one execution of `block` and compiles it when it gets hot;
+    /// also compiles its loop form once it runs as the body of the current
+    /// zero-overhead loop (`lbeg..lend`).
+    #[inline(always)]
+    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) {
+        let t = &block.translation;
+        let heat = t.heat.get();
+        if heat < self.hot {
+            t.heat.set(heat + 1);
+            return;
+        }
+        let loop_body = block.straight && block.start == lbeg && block.end == lend;
+        if heat == self.hot || (loop_body && !t.loop_tried.get()) {
+            self.heated(block, lbeg, lend);
+        }
+    }
+
+    #[cold]
+    fn heated(&mut self, block: &Block, lbeg: u32, lend: u32) {
+        let t = &block.translation;
+        let heat = t.heat.get();
+        if heat == self.hot {
+            t.heat.set(heat + 1);
+            if self.hot <= 1 || worth_compiling(block) {
+                t.straight.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Straight));
+            }
+        }
+        if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
+            t.loop_tried.set(true);
+            if block.ops.iter().all(|op| translatable(op.kind)) {
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Loop));
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I16, I32, I64};
+use cranelift_codegen::ir::types::{I16, I32, I64, I8};
 use cranelift_codegen::ir::{AbiParam, Endianness, Function, InstBuilder, MemFlagsData, SigRef, Signature, Value};
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -46,6 +46,19 @@ pub fn translatable(kind: Kind) -> bool {
     ) || branch_kind(kind)
         || fp::inline(kind)
         || fp::called(kind)
+}
+
+/// Whether the translation reads `op.target` (as an address relative to
+/// the block: see [`Translator::relocated`]).
+pub(super) fn uses_target(kind: Kind) -> bool {
+    matches!(kind, Kind::J | Kind::L32r) || branch_kind(kind)
+}
+
+/// Whether `block` translates whole (`ops` is all of it) and ends with a
+/// branch or jump back to its own start: a loop compiled code can run.
+fn branches_to_itself(block: &Block, ops: &[Op]) -> bool {
+    ops.len() == block.ops.len()
+        && ops.last().is_some_and(|op| (op.kind == Kind::J || branch_kind(op.kind)) && op.target == block.start)
 }
 
 fn is_fp(kind: Kind) -> bool {
@@ -131,6 +144,10 @@ pub(super) struct Translator<'a, 'f> {
     store_sig: SigRef,
     pub(super) fp_sig: SigRef,
     pub(super) ptr: cranelift_codegen::ir::Type,
+    /// The guest address the block was decoded at, and (at run time) where
+    /// the running copy starts: see [`Translator::relocated`].
+    start: u32,
+    base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
 }
@@ -155,7 +172,7 @@ pub(super) fn build(
     store_sig.params.extend([ptr, I32, I32, I32, I32].map(AbiParam::new));
     store_sig.returns.push(AbiParam::new(I32));
     let mut fp_sig = Signature::new(call_conv);
-    fp_sig.params.extend([ptr, ptr].map(AbiParam::new));
+    fp_sig.params.extend([ptr, I32].map(AbiParam::new));
     fp_sig.returns.push(AbiParam::new(I32));
 
     // The ops themselves (not copies): FP calls pass their addresses.
@@ -200,6 +217,7 @@ pub(super) fn build(
         let enabled = b.ins().band_imm_u(cpenable, 1);
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
     });
+    let base = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, base) as i32);
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -221,9 +239,12 @@ pub(super) fn build(
         store_sig,
         fp_sig,
         ptr,
+        start: block.start,
+        base,
         exits: Vec::new(),
     };
     match shape {
+        Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
         Shape::Straight => {
             for (i, op) in ops.iter().enumerate() {
                 t.op(i, op);
@@ -249,6 +270,14 @@ impl Translator<'_, '_> {
     pub(super) fn iconst(&mut self, value: u32) -> Value {
         // Cranelift wants narrow constants zero-extended.
         self.b.ins().iconst(I32, i64::from(value))
+    }
+
+    /// A guest address inside or near the block (a branch target, a
+    /// literal, an op's pc), as an offset from the running copy's start:
+    /// the code is the same for every core whose copy differs by rebase.
+    fn relocated(&mut self, addr: u32) -> Value {
+        let delta = addr.wrapping_sub(self.start);
+        self.b.ins().iadd_imm_s(self.base, i64::from(delta as i32))
     }
 
     /// Writes the registers back and returns `index` from the current block.
@@ -290,6 +319,48 @@ impl Translator<'_, '_> {
             self.b.switch_to_block(exit);
             self.leave(index);
         }
+    }
+
+    /// Passes over `ops`, a whole block whose final branch or jump targets
+    /// its start: the code loops back while the branch is taken and the
+    /// instructions retired stay below `ctx.iterations` (the budget; a
+    /// multiply, not a division per entry), counting completed passes in
+    /// `ctx.done`; the last pass sets `next_pc`/`taken` as a straight one.
+    fn self_looped(&mut self, ops: &[Op]) {
+        let (last, body) = ops.split_last().expect("a self-loop has its branch");
+        let done = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(done, zero);
+        self.done = Some(done);
+        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let top = self.b.create_block();
+        self.b.ins().jump(top, &[]);
+        self.b.switch_to_block(top);
+        for (i, op) in body.iter().enumerate() {
+            self.op(i, op);
+        }
+        let taken = match last.kind {
+            Kind::J => self.b.ins().iconst(I8, 1),
+            _ => self.condition(last),
+        };
+        let count = self.b.use_var(done);
+        let count = self.b.ins().iadd_imm_s(count, 1);
+        let retired = self.b.ins().imul_imm_u(count, ops.len() as i64);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, retired, budget);
+        let again = self.b.ins().band(taken, more);
+        let repeat = self.b.create_block();
+        let finish = self.b.create_block();
+        self.b.ins().brif(again, repeat, &[], finish, &[]);
+        self.b.switch_to_block(repeat);
+        self.b.def_var(done, count);
+        self.b.ins().jump(top, &[]);
+        self.b.switch_to_block(finish);
+        let target = self.relocated(last.target);
+        let fall = self.relocated(last.next_pc());
+        let next = self.b.ins().select(taken, target, fall);
+        let taken = self.b.ins().uextend(I32, taken);
+        self.set_next(next, taken);
+        self.leave(ops.len() as u32);
     }
 
     /// `ctx.iterations` passes over `ops`, a whole loop body.
@@ -376,7 +447,7 @@ impl Translator<'_, '_> {
                 self.set(op.a, value);
             }
             Kind::L32r => {
-                let addr = self.iconst(op.target);
+                let addr = self.relocated(op.target);
                 let value = self.load(index, op, addr, 4);
                 self.set(op.a, value);
             }
@@ -392,14 +463,14 @@ impl Translator<'_, '_> {
                 self.store(index, op, addr, value, size);
             }
             Kind::J => {
-                let target = self.iconst(op.target);
+                let target = self.relocated(op.target);
                 let one = self.iconst(1);
                 self.set_next(target, one);
             }
             kind if branch_kind(kind) => {
                 let taken = self.condition(op);
-                let target = self.iconst(op.target);
-                let fall = self.iconst(op.next_pc());
+                let target = self.relocated(op.target);
+                let fall = self.relocated(op.next_pc());
                 let next = self.b.ins().select(taken, target, fall);
                 let taken = self.b.ins().uextend(I32, taken);
                 self.set_next(next, taken);
@@ -547,7 +618,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_load as *const () as usize as i64);
         let size_v = self.iconst(size);
-        let pc = self.iconst(op.pc);
+        let pc = self.relocated(op.pc);
         let call = self.b.ins().call_indirect(self.load_sig, helper, &[self.ctx, addr, size_v, pc]);
         let result = self.b.inst_results(call)[0];
         let fault = self.b.ins().band_imm_u(result, LOAD_FAULT as i64);
@@ -599,7 +670,7 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_store as *const () as usize as i64);
         let size_v = self.iconst(size);
-        let pc = self.iconst(op.pc);
+        let pc = self.relocated(op.pc);
         let call = self.b.ins().call_indirect(self.store_sig, helper, &[self.ctx, addr, size_v, value, pc]);
         let status = self.b.inst_results(call)[0];
         let done = self.b.ins().icmp_imm_s(IntCC::Equal, status, i64::from(STORE_DONE));

@@ -320,6 +320,43 @@ fn loop_bodies_agree() {
     }
 }
 
+/// Blocks that branch (or jump) back to their own start, run as loops in
+/// compiled code: a2 counts down (from 0 it runs until the instruction
+/// budget), a12 walks memory (sometimes off the data region, leaving to the
+/// interpreter mid-pass); random quanta cut the passes.
+#[test]
+fn self_loops_agree() {
+    let mut rng = Rng::new(0x5e1f);
+    for round in 0..150 {
+        let mut regs = random_regs(&mut rng);
+        regs[2] = rng.below(40) as u32;
+        regs[12] = if round % 5 == 0 { DATA + DATA_SIZE - 4 * rng.below(40) as u32 } else { DATA };
+        let mut code: Code = vec![(O::Addi, vec![Ar(12), Ar(12), Imm(4)])];
+        for _ in 0..1 + round % 5 {
+            let a = Ar(3 + reg(&mut rng) % 8);
+            code.push(match rng.below(4) {
+                0 => (O::L32i, vec![a, Ar(12), Imm(0)]),
+                1 => (O::S32i, vec![a, Ar(12), Imm(0)]),
+                _ => {
+                    let (op, mut operands) = alu_op(&mut rng);
+                    // Keep the counter and the walking base out of the destinations.
+                    if let Some(Ar(d)) = operands.first_mut() {
+                        *d = 3 + *d % 8;
+                    }
+                    (op, operands)
+                }
+            });
+        }
+        code.push((O::Addi, vec![Ar(2), Ar(2), Imm(-1)]));
+        code.push(match round % 10 {
+            9 => (O::J, vec![Target(0)]),
+            _ => (O::Bnez, vec![Ar(2), Target(0)]),
+        });
+        code.push(stop());
+        agree(&mut rng, &code, regs, "self-loop");
+    }
+}
+
 /// FP values that hit the edges: zeros, infinities, NaNs (quiet and
 /// signalling), denormals, the extremes, and ordinary numbers.
 fn fp_value(rng: &mut Rng) -> u32 {

@@ -6,4 +6,5 @@
 mod engine_differential;
 mod iss_reports;
 mod jit_ops;
+mod jit_sharing;
 mod qemu_differential;
