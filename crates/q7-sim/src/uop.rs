@@ -191,6 +191,42 @@ pub enum Kind {
     Undecodable,
 }
 
+impl Kind {
+    /// The conditional branches: on two registers, a register and an
+    /// immediate, a register and zero, or a boolean.
+    pub fn is_conditional_branch(self) -> bool {
+        use Kind::*;
+        matches!(
+            self,
+            Beq | Bne
+                | Blt
+                | Bge
+                | Bltu
+                | Bgeu
+                | Ball
+                | Bany
+                | Bnall
+                | Bnone
+                | Bbc
+                | Bbs
+                | Beqi
+                | Bnei
+                | Blti
+                | Bgei
+                | Bltui
+                | Bgeui
+                | Bbci
+                | Bbsi
+                | Beqz
+                | Bnez
+                | Bltz
+                | Bgez
+                | Bf
+                | Bt
+        )
+    }
+}
+
 // Kind stays one byte (the ALU ops fill the niche), so an op stays 24.
 const _: () = assert!(std::mem::size_of::<Kind>() == 1);
 
@@ -234,63 +270,38 @@ impl Op {
     /// loop registers, or need the machine's attention.
     pub fn ends_block(&self) -> bool {
         use Kind::*;
-        matches!(
-            self.kind,
-            Beq | Bne
-                | Blt
-                | Bge
-                | Bltu
-                | Bgeu
-                | Ball
-                | Bany
-                | Bnall
-                | Bnone
-                | Bbc
-                | Bbs
-                | Beqi
-                | Bnei
-                | Blti
-                | Bgei
-                | Bltui
-                | Bgeui
-                | Bbci
-                | Bbsi
-                | Beqz
-                | Bnez
-                | Bltz
-                | Bgez
-                | Bf
-                | Bt
-                | J
-                | Jx
-                | Call0
-                | Callx0
-                | CallN
-                | CallxN
-                | Ret
-                | Retw
-                | Entry
-                | Movsp
-                | Rotw
-                | Rfwo
-                | Rfwu
-                | Rfe
-                | Rfde
-                | Rfi
-                | Loop
-                | Loopnez
-                | Loopgtz
-                | Wsr
-                | Xsr
-                | Rsil
-                | Break
-                | Ill
-                | Simcall
-                | Syscall
-                | Waiti
-                | Unsupported
-                | Undecodable
-        )
+        self.kind.is_conditional_branch()
+            || matches!(
+                self.kind,
+                J | Jx
+                    | Call0
+                    | Callx0
+                    | CallN
+                    | CallxN
+                    | Ret
+                    | Retw
+                    | Entry
+                    | Movsp
+                    | Rotw
+                    | Rfwo
+                    | Rfwu
+                    | Rfe
+                    | Rfde
+                    | Rfi
+                    | Loop
+                    | Loopnez
+                    | Loopgtz
+                    | Wsr
+                    | Xsr
+                    | Rsil
+                    | Break
+                    | Ill
+                    | Simcall
+                    | Syscall
+                    | Waiti
+                    | Unsupported
+                    | Undecodable
+            )
     }
 }
 

@@ -43,7 +43,7 @@ pub fn translatable(kind: Kind) -> bool {
             | J
             | Bf
             | Bt
-    ) || branch_kind(kind)
+    ) || kind.is_conditional_branch()
         || fp::inline(kind)
         || fp::called(kind)
 }
@@ -51,50 +51,20 @@ pub fn translatable(kind: Kind) -> bool {
 /// Whether the translation reads `op.target` (as an address relative to
 /// the block: see [`Translator::relocated`]).
 pub(super) fn uses_target(kind: Kind) -> bool {
-    matches!(kind, Kind::J | Kind::L32r) || branch_kind(kind)
+    matches!(kind, Kind::J | Kind::L32r) || kind.is_conditional_branch()
 }
 
 /// Whether `block` translates whole (`ops` is all of it) and ends with a
 /// branch or jump back to its own start: a loop compiled code can run.
 fn branches_to_itself(block: &Block, ops: &[Op]) -> bool {
     ops.len() == block.ops.len()
-        && ops.last().is_some_and(|op| (op.kind == Kind::J || branch_kind(op.kind)) && op.target == block.start)
+        && ops
+            .last()
+            .is_some_and(|op| (op.kind == Kind::J || op.kind.is_conditional_branch()) && op.target == block.start)
 }
 
 fn is_fp(kind: Kind) -> bool {
     fp::inline(kind) || fp::called(kind)
-}
-
-fn branch_kind(kind: Kind) -> bool {
-    use Kind::*;
-    matches!(
-        kind,
-        Beq | Bne
-            | Blt
-            | Bge
-            | Bltu
-            | Bgeu
-            | Ball
-            | Bany
-            | Bnall
-            | Bnone
-            | Bbc
-            | Bbs
-            | Beqi
-            | Bnei
-            | Blti
-            | Bgei
-            | Bltui
-            | Bgeui
-            | Bbci
-            | Bbsi
-            | Beqz
-            | Bnez
-            | Bltz
-            | Bgez
-            | Bf
-            | Bt
-    )
 }
 
 /// The registers an op reads and writes.
@@ -467,7 +437,7 @@ impl Translator<'_, '_> {
                 let one = self.iconst(1);
                 self.set_next(target, one);
             }
-            kind if branch_kind(kind) => {
+            kind if kind.is_conditional_branch() => {
                 let taken = self.condition(op);
                 let target = self.relocated(op.target);
                 let fall = self.relocated(op.next_pc());
