@@ -308,6 +308,46 @@ impl Checker {
         self.load_exact(core, pc, addr, size);
     }
 
+    /// What compiled code may do without calling [`Checker::on_load`] /
+    /// [`Checker::on_store`]: the range `core`'s cache `slot` (see
+    /// [`cache_slot`]) covers while no live range changes, as a
+    /// [`FastWindow`]. `None` when that cache is stale or an allocator call
+    /// is in flight (every access then takes the exact path).
+    pub fn fast_window(&mut self, core: usize, slot: usize) -> Option<FastWindow> {
+        let cache = self.caches[core][slot];
+        if !self.pending[core].is_empty() || cache.generation != self.generation {
+            return None;
+        }
+        let (tcm, store) = (slot >= 2, slot % 2 == 1);
+        if store && !cache.store_ok {
+            return None;
+        }
+        let shadow = if tcm { &mut self.tcm[core] } else { &mut self.tensor };
+        // The shadow path must stay inside the shadow buffer.
+        let shadow_end = u64::from(shadow.base) + shadow.writer.len() as u64;
+        let lo = cache.lo.max(shadow.base);
+        let end = u64::from(cache.hi).min(u64::from(cache.end)).min(shadow_end);
+        if u64::from(lo) >= end {
+            return None;
+        }
+        Some(FastWindow {
+            lo,
+            end: end as u32,
+            shadow_bias: shadow.writer.as_mut_ptr().wrapping_sub(shadow.base as usize),
+            // Loads test for unwritten bytes; stores to tensor memory test for
+            // another core's bytes (a TCM is private).
+            test: if store { !tcm } else { cache.load_checked },
+            mine: core as u8 + 1,
+        })
+    }
+
+    /// [`Checker::fast_window`] for the cache an access by `core` at `addr`
+    /// used.
+    pub fn fast_window_at(&mut self, core: usize, addr: u32, store: bool) -> Option<FastWindow> {
+        let slot = cache_slot(self.is_tcm(addr), store);
+        self.fast_window(core, slot)
+    }
+
     /// Remembers, for `core`, the live range an access at `addr` falls in.
     fn fill_cache(&mut self, core: usize, addr: u32, store: bool) {
         let tcm = self.is_tcm(addr);
@@ -459,6 +499,25 @@ impl Checker {
         }
     }
 }
+
+/// A range of addresses where the checker's verdict on an access is a
+/// shadow test: see [`Checker::fast_window`]. Loads in it need nothing when
+/// `test` is false, else every accessed shadow byte nonzero; stores need,
+/// when `test`, the first shadow byte 0, [`HOST_WRITER`] or `mine`, and
+/// then set the accessed shadow bytes to `mine`. Valid until live ranges,
+/// allocators or pending allocator calls change.
+#[derive(Clone, Copy, Debug)]
+pub struct FastWindow {
+    pub lo: u32,
+    pub end: u32,
+    /// Shadow byte of address `a` is at `shadow_bias + a`.
+    pub shadow_bias: *mut u8,
+    pub test: bool,
+    pub mine: u8,
+}
+
+/// Shadow value of bytes the host wrote.
+pub const HOST_WRITER: u8 = HOST;
 
 /// Index of a core's range cache for an access to TCM or tensor memory.
 fn cache_slot(tcm: bool, store: bool) -> usize {

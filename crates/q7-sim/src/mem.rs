@@ -336,6 +336,23 @@ impl Memory {
         (ptr, allowed(flag::READ), allowed(flag::WRITE))
     }
 
+    /// The region `core` sees at `addr`, as host memory for a fast path:
+    /// its address span (what the page tables map of it) and the bias
+    /// whose sum with a guest address in the span is the host address.
+    /// `None` unless the region allows the access (`write`: stores).
+    pub fn core_span(&mut self, core: usize, addr: u32, write: bool) -> Option<(u32, u64, *mut u8)> {
+        let index = self.region_for(core, addr)?;
+        let region = &mut self.regions[index];
+        if !(if write { region.perms.write } else { region.perms.read }) {
+            return None;
+        }
+        // Pages map `data` from the page holding `base` (see `add_region`).
+        let first = region.base & !(PAGE_SIZE - 1);
+        let end = region.end().min(u64::from(first) + region.data.len() as u64);
+        let bias = region.data.as_mut_ptr().wrapping_sub(first as usize);
+        Some((region.base, end, bias))
+    }
+
     /// The code-granule bitmap (one bit per 4 KiB holding decoded code):
     /// a fast store path must leave stores into set granules to
     /// [`Memory::store`]. The slice never moves.

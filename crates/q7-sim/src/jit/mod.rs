@@ -96,6 +96,9 @@ pub struct JitCtx {
     /// addresses relative to a block's start, so cores whose images differ
     /// only by rebase share it.
     pub base: u32,
+    /// Where compiled code may do the checker's work itself: two windows
+    /// for loads, then two for stores (see `runtime::refresh_windows`).
+    pub(crate) windows: [runtime::CheckWindow; 4],
 }
 
 /// See [`JitCtx::fp_step`].
@@ -125,6 +128,7 @@ impl JitCtx {
             cpu: std::ptr::null_mut(),
             ops: std::ptr::null(),
             base: 0,
+            windows: [runtime::CheckWindow::EMPTY; 4],
         }
     }
 }

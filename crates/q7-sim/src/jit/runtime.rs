@@ -1,6 +1,7 @@
 //! What compiled code calls and reads at run time: the host page table and
 //! the slow paths into [`Memory`].
 
+use crate::checks::FastWindow;
 use crate::jit::JitCtx;
 use crate::mem::{Memory, PAGE_SHIFT};
 
@@ -54,7 +55,83 @@ impl HostPages {
         ctx.write_len = self.write_len.as_ptr();
         ctx.code_bits = mem.code_granule_bits();
         ctx.mem = mem;
+        refresh_windows(ctx, mem);
     }
+}
+
+/// Where compiled code does the checker's work for one kind of access
+/// (see [`crate::checks::FastWindow`]): an access of `size` bytes at `addr`
+/// with `addr - lo + size <= span` reads or writes host memory at
+/// `data + addr` and tests or sets the shadow bytes at `shadow + addr`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CheckWindow {
+    pub lo: u32,
+    /// 0: the window is empty.
+    pub span: u32,
+    pub data: *mut u8,
+    pub shadow: *mut u8,
+    /// Nonzero: loads test for unwritten bytes, stores for races.
+    pub test: u32,
+    /// The core's shadow byte, repeated in each byte.
+    pub fill: u32,
+}
+
+impl CheckWindow {
+    pub const EMPTY: CheckWindow =
+        CheckWindow { lo: 0, span: 0, data: std::ptr::null_mut(), shadow: std::ptr::null_mut(), test: 0, fill: 0 };
+}
+
+/// Fills `ctx.windows` from the checker's range caches for the core: the
+/// first two for loads, the last two for stores. Live ranges change only
+/// between `Core::run` calls (host calls and allocator hooks), so windows
+/// set here stay valid while compiled code runs.
+pub(super) fn refresh_windows(ctx: &mut JitCtx, mem: &mut Memory) {
+    ctx.windows = [CheckWindow::EMPTY; 4];
+    // Cache slots: tensor load, tensor store, TCM load, TCM store.
+    for slot in 0..4 {
+        let fast = mem.checker.as_mut().and_then(|c| c.fast_window(ctx.core, slot));
+        let store = slot % 2 == 1;
+        if let Some(window) = fast.and_then(|fast| clamp_window(mem, ctx.core, fast, store)) {
+            remember(ctx, window, store);
+        }
+    }
+}
+
+/// After a slow access at `addr`: the window the checker now has for it
+/// joins the two of its kind, replacing the older (a loop reading two
+/// tensors keeps both).
+fn learn_window(ctx: &mut JitCtx, mem: &mut Memory, addr: u32, store: bool) {
+    let core = ctx.core;
+    let fast = mem.checker.as_mut().and_then(|c| c.fast_window_at(core, addr, store));
+    if let Some(window) = fast.and_then(|fast| clamp_window(mem, core, fast, store)) {
+        remember(ctx, window, store);
+    }
+}
+
+fn remember(ctx: &mut JitCtx, window: CheckWindow, store: bool) {
+    let pair = if store { &mut ctx.windows[2..] } else { &mut ctx.windows[..2] };
+    let same = |w: &CheckWindow| w.lo == window.lo && w.span == window.span && w.shadow == window.shadow;
+    if !same(&pair[0]) {
+        pair[1] = pair[0];
+        pair[0] = window;
+    }
+}
+
+/// `fast` cut to the memory region `core` sees there (one host buffer
+/// that allows the access), as compiled code reads it.
+fn clamp_window(mem: &mut Memory, core: usize, fast: FastWindow, store: bool) -> Option<CheckWindow> {
+    let (base, end, data) = mem.core_span(core, fast.lo, store)?;
+    let lo = fast.lo.max(base);
+    let end = end.min(u64::from(fast.end));
+    (u64::from(lo) < end).then(|| CheckWindow {
+        lo,
+        span: (end - u64::from(lo)) as u32,
+        data,
+        shadow: fast.shadow_bias,
+        test: u32::from(fast.test),
+        fill: u32::from(fast.mine) * 0x0101_0101,
+    })
 }
 
 /// Result bit of [`slow_load`]: the load faulted (nothing happened).
@@ -79,6 +156,10 @@ pub(super) extern "C" fn slow_load(ctx: *mut JitCtx, addr: u32, size: u32, pc: u
         2 => mem.load::<2>(core, pc, addr).map(|b| u32::from(u16::from_le_bytes(b))),
         _ => mem.load::<4>(core, pc, addr).map(u32::from_le_bytes),
     };
+    // The checker may have learnt a range compiled code can take on.
+    // SAFETY: as above; `mem` does not alias the context.
+    #[allow(unsafe_code)]
+    learn_window(unsafe { &mut *ctx }, mem, addr, false);
     value.map_or(LOAD_FAULT, u64::from)
 }
 
@@ -94,6 +175,9 @@ pub(super) extern "C" fn slow_store(ctx: *mut JitCtx, addr: u32, size: u32, valu
         2 => mem.store(core, pc, addr, [bytes[0], bytes[1]]),
         _ => mem.store(core, pc, addr, bytes),
     };
+    // SAFETY: as in `slow_load`.
+    #[allow(unsafe_code)]
+    learn_window(unsafe { &mut *ctx }, mem, addr, true);
     match stored {
         Err(_) => STORE_FAULT,
         Ok(()) if mem.code_epoch != epoch => STORE_HIT_CODE,

@@ -14,8 +14,9 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
 use crate::alu::AluOp;
 use crate::block::Block;
+use crate::checks::HOST_WRITER;
 use crate::jit::fp::{self, Uses};
-use crate::jit::runtime::{slow_load, slow_store, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
+use crate::jit::runtime::{slow_load, slow_store, CheckWindow, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
 use crate::jit::{JitCtx, Shape};
 use crate::mem::PAGE_SHIFT;
 use crate::uop::{Kind, Op};
@@ -553,6 +554,48 @@ impl Translator<'_, '_> {
         (fits, host)
     }
 
+    /// A field of `ctx.windows[slot]`.
+    fn window_field(&mut self, ty: cranelift_codegen::ir::Type, slot: usize, field: usize) -> Value {
+        let at = offset_of!(JitCtx, windows) + slot * size_of::<CheckWindow>() + field;
+        self.b.ins().load(ty, TRUSTED, self.ctx, at as i32)
+    }
+
+    /// Whether `size` bytes at `addr` lie in `ctx.windows[slot]`.
+    fn window_contains(&mut self, slot: usize, addr: Value, size: u32) -> Value {
+        let lo = self.window_field(I32, slot, offset_of!(CheckWindow, lo));
+        let span = self.window_field(I32, slot, offset_of!(CheckWindow, span));
+        let offset = self.b.ins().isub(addr, lo);
+        let offset = self.b.ins().uextend(I64, offset);
+        let end = self.b.ins().iadd_imm_s(offset, i64::from(size));
+        let span = self.b.ins().uextend(I64, span);
+        self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, span)
+    }
+
+    /// `addr` plus the bias pointer at `field` of `ctx.windows[slot]`.
+    fn window_address(&mut self, slot: usize, field: usize, addr: Value) -> Value {
+        let bias = self.window_field(self.ptr, slot, field);
+        let addr = self.b.ins().uextend(self.ptr, addr);
+        self.b.ins().iadd(bias, addr)
+    }
+
+    /// The zero-extended `size` bytes at host address `host`.
+    fn guest_load(&mut self, host: Value, size: u32) -> Value {
+        match size {
+            1 => self.b.ins().uload8(I32, guest(), host, 0),
+            2 => self.b.ins().uload16(I32, guest(), host, 0),
+            _ => self.b.ins().load(I32, guest(), host, 0),
+        }
+    }
+
+    /// Stores the low `size` bytes of `value` at host address `host`.
+    fn guest_store(&mut self, host: Value, value: Value, size: u32) {
+        match size {
+            1 => self.b.ins().istore8(guest(), value, host, 0),
+            2 => self.b.ins().istore16(guest(), value, host, 0),
+            _ => self.b.ins().store(guest(), value, host, 0),
+        };
+    }
+
     /// Misaligned accesses are the interpreter's (alignment exceptions, or
     /// the low bits ignored, per configuration).
     fn require_aligned(&mut self, index: u32, addr: Value, size: u32) {
@@ -575,15 +618,41 @@ impl Translator<'_, '_> {
         let merge = self.b.create_block();
         let value = self.b.append_block_param(merge, I32);
         self.b.set_cold_block(slow);
-        self.b.ins().brif(fits, fast, &[], slow, &[]);
+        let checked = self.b.create_block();
+        self.b.ins().brif(fits, fast, &[], checked, &[]);
 
         self.b.switch_to_block(fast);
-        let loaded = match size {
-            1 => self.b.ins().uload8(I32, guest(), host, 0),
-            2 => self.b.ins().uload16(I32, guest(), host, 0),
-            _ => self.b.ins().load(I32, guest(), host, 0),
-        };
+        let loaded = self.guest_load(host, size);
         self.b.ins().jump(merge, &[loaded.into()]);
+
+        // Watched memory: the checker's verdict from its shadow, in line.
+        self.b.switch_to_block(checked);
+        for slot in [0, 1] {
+            let next = if slot == 0 { self.b.create_block() } else { slow };
+            let hit = self.b.create_block();
+            let inside = self.window_contains(slot, addr, size);
+            self.b.ins().brif(inside, hit, &[], next, &[]);
+            self.b.switch_to_block(hit);
+            let test = self.window_field(I32, slot, offset_of!(CheckWindow, test));
+            let shadow_test = self.b.create_block();
+            let read = self.b.create_block();
+            self.b.ins().brif(test, shadow_test, &[], read, &[]);
+            self.b.switch_to_block(shadow_test);
+            let shadow = self.window_address(slot, offset_of!(CheckWindow, shadow), addr);
+            let bytes = self.guest_load(shadow, size);
+            // Some shadow byte is 0 (never written): the checker reports it.
+            let ones = i64::from(0x0101_0101u32 >> (32 - 8 * size));
+            let minus = self.b.ins().iadd_imm_s(bytes, -ones);
+            let not = self.b.ins().bnot(bytes);
+            let zero_byte = self.b.ins().band(minus, not);
+            let zero_byte = self.b.ins().band_imm_u(zero_byte, ones << 7);
+            self.b.ins().brif(zero_byte, slow, &[], read, &[]);
+            self.b.switch_to_block(read);
+            let host = self.window_address(slot, offset_of!(CheckWindow, data), addr);
+            let loaded = self.guest_load(host, size);
+            self.b.ins().jump(merge, &[loaded.into()]);
+            self.b.switch_to_block(next);
+        }
 
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_load as *const () as usize as i64);
@@ -627,15 +696,46 @@ impl Translator<'_, '_> {
         let slow = self.b.create_block();
         let merge = self.b.create_block();
         self.b.set_cold_block(slow);
-        self.b.ins().brif(direct, fast, &[], slow, &[]);
+        let checked = self.b.create_block();
+        self.b.ins().brif(direct, fast, &[], checked, &[]);
 
         self.b.switch_to_block(fast);
-        match size {
-            1 => self.b.ins().istore8(guest(), value, host, 0),
-            2 => self.b.ins().istore16(guest(), value, host, 0),
-            _ => self.b.ins().store(guest(), value, host, 0),
-        };
+        self.guest_store(host, value, size);
         self.b.ins().jump(merge, &[]);
+
+        // Watched memory: the checker's verdict from its shadow, in line.
+        self.b.switch_to_block(checked);
+        for slot in [2, 3] {
+            let next = if slot == 2 { self.b.create_block() } else { slow };
+            let hit = self.b.create_block();
+            let inside = self.window_contains(slot, addr, size);
+            let inside = self.b.ins().band(inside, no_code);
+            self.b.ins().brif(inside, hit, &[], next, &[]);
+            self.b.switch_to_block(hit);
+            let shadow = self.window_address(slot, offset_of!(CheckWindow, shadow), addr);
+            let fill = self.window_field(I32, slot, offset_of!(CheckWindow, fill));
+            let test = self.window_field(I32, slot, offset_of!(CheckWindow, test));
+            let race_test = self.b.create_block();
+            let write = self.b.create_block();
+            self.b.ins().brif(test, race_test, &[], write, &[]);
+            // As `Checker::on_store`: the first byte's last writer must be
+            // nobody, the host or this core.
+            self.b.switch_to_block(race_test);
+            let prev = self.b.ins().uload8(I32, guest(), shadow, 0);
+            let mine = self.b.ins().band_imm_u(fill, 0xff);
+            let is_mine = self.b.ins().icmp(IntCC::Equal, prev, mine);
+            let is_none = self.b.ins().icmp_imm_s(IntCC::Equal, prev, 0);
+            let is_host = self.b.ins().icmp_imm_s(IntCC::Equal, prev, i64::from(HOST_WRITER));
+            let ok = self.b.ins().bor(is_mine, is_none);
+            let ok = self.b.ins().bor(ok, is_host);
+            self.b.ins().brif(ok, write, &[], slow, &[]);
+            self.b.switch_to_block(write);
+            self.guest_store(shadow, fill, size);
+            let host = self.window_address(slot, offset_of!(CheckWindow, data), addr);
+            self.guest_store(host, value, size);
+            self.b.ins().jump(merge, &[]);
+            self.b.switch_to_block(next);
+        }
 
         self.b.switch_to_block(slow);
         let helper = self.b.ins().iconst(self.ptr, slow_store as *const () as usize as i64);

@@ -189,3 +189,36 @@ fn malformed_inputs_give_one_line_errors() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("junk.npy"), "{err}");
 }
+
+/// Findings made inside hot loops, which the JIT compiles (its inline
+/// shadow tests then decide what the checker would): both engines report
+/// the same findings in the same order, and every racing, stray and
+/// unwritten access is counted.
+#[test]
+fn findings_in_compiled_loops_match_the_interpreter() {
+    let b = build(
+        "overlap_op",
+        &[("overlap_forward", "overlap_forward(Tensor _0, int _1, int _2) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/overlap.cpp"],
+        true,
+    );
+    // 8 cores, 1000 elements each; 600 overlap the next core's, 300 past the end.
+    let (_dir, x) = with_input(8000);
+    let reports: Vec<String> = ["interp", "jit"]
+        .iter()
+        .map(|engine| {
+            let image = b.to_str().unwrap();
+            let args =
+                [image, "--fn", "overlap_forward", "--in", &x, "--int", "600", "--int", "300", "--engine", engine];
+            let out = q7_run(&args);
+            assert!(!out.status.success(), "--engine {engine}");
+            text(&out.stderr)
+        })
+        .collect();
+    let err = &reports[0];
+    assert!(err.contains("checks failed: 300 stray stores, 4200 racing stores"), "{err}");
+    // 4800 reads before the write loop, and most of the write loop's reads ahead.
+    let unwritten = err.split("racing stores, ").nth(1).and_then(|rest| rest.split(' ').next()).unwrap_or("");
+    assert!(unwritten.parse::<u32>().is_ok_and(|n| n > 4800 + 4000), "{err}");
+    assert_eq!(reports[0], reports[1], "the engines' findings");
+}
