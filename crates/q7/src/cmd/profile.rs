@@ -87,6 +87,18 @@ fn duration(seconds: f64) -> String {
 
 const CLASSES: [&str; 5] = ["local", "tcm", "tensor-access", "tensor-transfer", "shared-dram"];
 
+/// One of the per-core count tables, summed over the cores.
+fn sum_over_cores(
+    profile: &OpProfile,
+    table: impl Fn(&Costs) -> &std::collections::BTreeMap<&'static str, u64>,
+) -> std::collections::BTreeMap<&'static str, u64> {
+    let mut sum = std::collections::BTreeMap::new();
+    for (k, v) in profile.cores.iter().flat_map(|c| table(&c.costs)) {
+        *sum.entry(*k).or_insert(0) += v;
+    }
+    sum
+}
+
 fn class_columns(costs: &Costs) -> String {
     CLASSES
         .iter()
@@ -136,22 +148,12 @@ fn write_report(out: &mut dyn Write, report: &OpReport, profile: &OpProfile, top
         )?;
     }
     writeln!(out, "\naccesses by memory class (loads and stores, all cores)")?;
-    let mut accesses = std::collections::BTreeMap::new();
-    for c in &profile.cores {
-        for (k, v) in &c.costs.accesses {
-            *accesses.entry(*k).or_insert(0u64) += v;
-        }
-    }
+    let accesses = sum_over_cores(profile, |c| &c.accesses);
     for class in CLASSES {
         writeln!(out, "{class:>16}  {:>12}", accesses.get(class).copied().unwrap_or(0))?;
     }
     writeln!(out, "\nissue cycles by instruction class (all cores; per function in --json)")?;
-    let mut issue = std::collections::BTreeMap::new();
-    for c in &profile.cores {
-        for (k, v) in &c.costs.issue_by_class {
-            *issue.entry(*k).or_insert(0u64) += v;
-        }
-    }
+    let issue = sum_over_cores(profile, |c| &c.issue_by_class);
     for class in q7_sim::cost::InsnClass::ALL.map(|c| c.name()) {
         writeln!(out, "{class:>16}  {:>12}", issue.get(class).copied().unwrap_or(0))?;
     }
