@@ -99,7 +99,8 @@ pub struct Cpu {
     /// Set by control-transfer ops: the next pc, and whether it was taken.
     next_pc: u32,
     taken: bool,
-    /// The context compiled code runs with, when the JIT engine is on.
+    /// The context compiled code runs with: present exactly when the JIT
+    /// engine is on.
     jit: Option<Box<JitCtx>>,
 }
 
@@ -185,7 +186,6 @@ pub struct Core {
     /// The translating back end, when the engine is the JIT. Kept once
     /// made: cached blocks point into the code it owns.
     jit: Option<Box<Jit>>,
-    jit_on: bool,
 }
 
 fn hook_bit(pc: u32) -> (usize, u64) {
@@ -204,15 +204,14 @@ impl Core {
             hook_filter: [0; 4],
             hook_taken: false,
             jit: None,
-            jit_on: false,
         }
     }
 
     /// Resets the architectural state (a fresh start); keeps decoded code.
     pub fn reset(&mut self) {
-        let (id, config) = (self.cpu.id, self.cpu.config.clone());
+        let (id, config, jit_on) = (self.cpu.id, self.cpu.config.clone(), self.cpu.jit.is_some());
         self.cpu = Cpu::new(id, config);
-        self.cpu.jit = self.jit_on.then(|| Box::new(JitCtx::new(id)));
+        self.cpu.jit = jit_on.then(|| Box::new(JitCtx::new(id)));
         self.halt_pc = None;
         self.hook_taken = false;
     }
@@ -222,7 +221,6 @@ impl Core {
     /// identical blocks compile once). Fails (and says why) when Cranelift
     /// has no code generator for this host.
     pub fn set_engine(&mut self, engine: Engine, shared: &mut Option<SharedCompiler>) -> Result<(), String> {
-        self.jit_on = false;
         self.cpu.jit = None;
         if let Engine::Jit { hot } = engine {
             if self.jit.is_none() {
@@ -232,7 +230,6 @@ impl Core {
                 };
                 self.jit = Some(Box::new(Jit::new(hot, compiler)));
             }
-            self.jit_on = true;
             self.cpu.jit = Some(Box::new(JitCtx::new(self.cpu.id)));
         }
         Ok(())
@@ -264,7 +261,7 @@ impl Core {
     /// blocks), or until an event needs the machine.
     pub fn run(&mut self, mem: &mut Memory, budget: u64) -> Event {
         let limit = self.cpu.steps().saturating_add(budget);
-        if let (true, Some(jit), Some(ctx)) = (self.jit_on, self.jit.as_deref_mut(), self.cpu.jit.as_deref_mut()) {
+        if let (Some(jit), Some(ctx)) = (self.jit.as_deref_mut(), self.cpu.jit.as_deref_mut()) {
             jit.pages.refresh(mem, self.cpu.id);
             jit.pages.fill(ctx, mem);
         }
@@ -298,7 +295,7 @@ impl Core {
                 }
                 continue;
             }
-            if let (true, Some(jit)) = (self.jit_on, self.jit.as_deref_mut()) {
+            if let (true, Some(jit)) = (self.cpu.jit.is_some(), self.jit.as_deref_mut()) {
                 jit.consider(block, self.cpu.lbeg, self.cpu.lend);
             }
             // A block that loops back to itself (a loop body, a spin) runs
