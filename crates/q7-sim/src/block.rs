@@ -11,7 +11,7 @@
 //! final (registers, immediates and targets resolved), it has one entry, and
 //! its cost and window needs are precomputed.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -58,6 +58,8 @@ pub struct Translation {
     /// Iterations of the block as a whole zero-overhead loop body.
     pub looped: Cell<Option<HostCode>>,
     pub loop_tried: Cell<bool>,
+    /// The block with the blocks it reaches, compiled as one region.
+    pub region: OnceCell<crate::jit::Region>,
 }
 
 /// What decoding a block needs to know of the core that runs it.
@@ -121,9 +123,29 @@ impl BlockCache {
         self.front.fill((0, 0));
     }
 
+    /// The block starting at `pc`, if decoded already (as of the last
+    /// [`BlockCache::get_or_build`], which flushes stale blocks).
+    pub fn peek(&self, pc: u32) -> Option<&Block> {
+        self.index.get(&pc).map(|&i| &self.blocks[i as usize])
+    }
+
     /// The block starting at `pc`, decoding it if needed.
     #[inline]
     pub fn get_or_build(&mut self, pc: u32, fetcher: Fetcher<'_>, mem: &mut Memory) -> Result<&Block, Stop> {
+        let index = self.index_or_build(pc, fetcher, mem)?;
+        Ok(&self.blocks[index])
+    }
+
+    /// The block at `index` (from [`BlockCache::index_or_build`]).
+    #[inline]
+    pub fn at(&self, index: usize) -> &Block {
+        &self.blocks[index]
+    }
+
+    /// [`BlockCache::get_or_build`], as the block's index, so the caller can
+    /// go on looking up other blocks while it holds this one.
+    #[inline]
+    pub fn index_or_build(&mut self, pc: u32, fetcher: Fetcher<'_>, mem: &mut Memory) -> Result<usize, Stop> {
         if self.epoch != mem.code_epoch {
             self.flush();
             self.epoch = mem.code_epoch;
@@ -131,7 +153,7 @@ impl BlockCache {
         let slot = (pc as usize >> 1) & (FRONT_SIZE - 1);
         let (tag, entry) = self.front[slot];
         if entry != 0 && tag == pc {
-            return Ok(&self.blocks[entry as usize - 1]);
+            return Ok(entry as usize - 1);
         }
         let index = match self.index.get(&pc) {
             Some(&i) => i,
@@ -146,7 +168,7 @@ impl BlockCache {
             }
         };
         self.front[slot] = (pc, index + 1);
-        Ok(&self.blocks[index as usize])
+        Ok(index as usize)
     }
 }
 

@@ -4,9 +4,10 @@
 use std::ffi::c_void;
 
 use crate::block::{Block, HostCode};
-use crate::cpu::Cpu;
-use crate::jit::JitCtx;
+use crate::cpu::{Cpu, Event};
+use crate::jit::{JitCtx, Region};
 use crate::mem::Memory;
+use crate::uop::Op;
 
 impl Cpu {
     /// Runs `code`, a compiled form of `block`, about to execute, on this
@@ -16,7 +17,57 @@ impl Cpu {
     /// when it runs the block's branch.
     #[inline(always)]
     pub(super) fn enter(&mut self, mem: &mut Memory, block: &Block, code: HostCode, iterations: u64) -> (usize, u64) {
-        let Some(mut ctx) = self.jit.take() else { return (0, 0) };
+        let (next, done, _) = self.call_compiled(mem, code, &block.ops, block.start, iterations);
+        (next as usize, done)
+    }
+
+    /// Runs `region`'s code with `budget` instructions to start blocks in,
+    /// then finishes as its result says (see `crate::jit::region`): the
+    /// block it stopped in is run to its end by the interpreter and
+    /// retired. False when it ran nothing (its first op needs the
+    /// interpreter): the caller runs the block the normal way.
+    pub(super) fn run_region(&mut self, mem: &mut Memory, region: &Region, budget: u64) -> Result<bool, Event> {
+        let head = region.blocks[0].start;
+        let (result, insns, cycles) = self.call_compiled(mem, region.code, &region.ops, head, budget);
+        let (k, i) = ((result >> 16) as usize, (result & 0xffff) as usize);
+        self.insns += insns;
+        self.cycles += cycles;
+        // Compiled code returns only block numbers of its region.
+        let block = &region.blocks[k];
+        if i == 0 {
+            self.pc = block.start;
+            return Ok(insns > 0);
+        }
+        let ops = region.block_ops(k);
+        if i < ops.len() {
+            self.taken = false;
+            self.next_pc = ops[ops.len() - 1].next_pc();
+            for (j, op) in ops.iter().enumerate().skip(i) {
+                if let Err(trap) = self.step(mem, op) {
+                    return self.trap(ops, j, trap).map(|()| true);
+                }
+            }
+        }
+        self.insns += ops.len() as u64;
+        self.cycles += block.cycles;
+        self.advance();
+        Ok(true)
+    }
+
+    /// Calls compiled code on this core's registers; `ops` are those it was
+    /// compiled from (in this core's copy, which starts at `base`). Its
+    /// result, then the context's `done` and `cycles`; `next_pc` and `taken`
+    /// are copied back.
+    #[inline(always)]
+    fn call_compiled(
+        &mut self,
+        mem: &mut Memory,
+        code: HostCode,
+        ops: &[Op],
+        base: u32,
+        iterations: u64,
+    ) -> (u32, u64, u64) {
+        let Some(mut ctx) = self.jit.take() else { return (0, 0, 0) };
         // Everything compiled code and `fp_step` touch is reached through
         // this one pointer while it runs.
         let cpu: *mut Cpu = self;
@@ -34,10 +85,11 @@ impl Cpu {
             ctx.mem = mem;
             ctx.iterations = iterations;
             ctx.done = 0;
+            ctx.cycles = 0;
             ctx.fp_step = Some(fp_step);
             ctx.cpu = cpu.cast();
-            ctx.ops = block.ops.as_ptr();
-            ctx.base = block.start;
+            ctx.ops = ops.as_ptr();
+            ctx.base = base;
             // SAFETY: `code` was compiled for `HostCode`'s signature by this
             // core's JIT, whose module still owns it. It reads and writes
             // only the context's fields, the registers they point at, the
@@ -48,9 +100,9 @@ impl Cpu {
         };
         self.next_pc = ctx.next_pc;
         self.taken = ctx.taken != 0;
-        let done = ctx.done;
+        let counts = (ctx.done, ctx.cycles);
         self.jit = Some(ctx);
-        (next as usize, done)
+        (next, counts.0, counts.1)
     }
 }
 

@@ -192,6 +192,13 @@ fn hook_bit(pc: u32) -> (usize, u64) {
     (((pc >> 7) & 3) as usize, 1 << ((pc >> 1) & 63))
 }
 
+/// Whether `pc` is one of `hooks` (`filter` answers most misses).
+#[inline(always)]
+fn hooked(filter: &[u64; 4], hooks: &[u32], pc: u32) -> bool {
+    let (word, bit) = hook_bit(pc);
+    filter[word] & bit != 0 && hooks.contains(&pc)
+}
+
 impl Core {
     pub fn new(id: usize, config: CoreConfig) -> Core {
         Core {
@@ -241,6 +248,11 @@ impl Core {
         self.jit.as_ref().map_or(0, |jit| jit.compiled())
     }
 
+    /// Regions the JIT compiled so far (of [`Core::blocks_compiled`]).
+    pub fn regions_compiled(&self) -> u64 {
+        self.jit.as_ref().map_or(0, |jit| jit.regions())
+    }
+
     /// Reports [`Event::Hook`] whenever a block starts at `pc` (function
     /// entries and return addresses always start blocks).
     pub fn add_hook(&mut self, pc: u32) {
@@ -253,8 +265,7 @@ impl Core {
 
     #[inline(always)]
     fn at_hook(&self, pc: u32) -> bool {
-        let (word, bit) = hook_bit(pc);
-        self.hook_filter[word] & bit != 0 && self.hooks.contains(&pc)
+        hooked(&self.hook_filter, &self.hooks, pc)
     }
 
     /// Runs until about `budget` more instructions retire (checked between
@@ -279,8 +290,8 @@ impl Core {
             }
             let repeatable = self.halt_pc != Some(pc) && !self.at_hook(pc);
             let fetcher = Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend };
-            let block = match self.cache.get_or_build(pc, fetcher, mem) {
-                Ok(block) => block,
+            let block = match self.cache.index_or_build(pc, fetcher, mem) {
+                Ok(index) => self.cache.at(index),
                 Err(stop) => return Event::Stopped(stop),
             };
             if let Some(profile) = self.profile.as_deref_mut() {
@@ -296,7 +307,24 @@ impl Core {
                 continue;
             }
             if let (true, Some(jit)) = (self.cpu.jit.is_some(), self.jit.as_deref_mut()) {
-                jit.consider(block, self.cpu.lbeg, self.cpu.lend);
+                let (lbeg, lend) = (self.cpu.lbeg, self.cpu.lend);
+                if jit.consider(block, lbeg, lend) {
+                    let (cache, hooks, filter) = (&self.cache, &self.hooks, self.hook_filter);
+                    jit.build_region(block, |pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));
+                }
+                if let Some(region) = block.translation.region.get() {
+                    let (hooks, filter, halt) = (&self.hooks, self.hook_filter, self.halt_pc);
+                    let stops = |pc: u32| halt == Some(pc) || hooked(&filter, hooks, pc);
+                    let check: Option<&dyn Fn(u32) -> bool> =
+                        if halt.is_some() || !hooks.is_empty() { Some(&stops) } else { None };
+                    if repeatable && !self.cpu.overflows(region.max_frame) && region.enterable(lend, check) {
+                        match self.cpu.run_region(mem, region, limit - self.cpu.steps()) {
+                            Ok(true) => continue,
+                            Ok(false) => {}
+                            Err(event) => return event,
+                        }
+                    }
+                }
             }
             // A block that loops back to itself (a loop body, a spin) runs
             // again without the lookup, while nothing else needs a look.

@@ -270,7 +270,7 @@ impl Translator<'_, '_> {
         }
         let helper = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, fp_step) as i32);
         // The op by index: the running copy's ops are in the context.
-        let index = self.iconst(i);
+        let index = self.iconst(self.fp_base + i);
         let call = self.b.ins().call_indirect(self.fp_sig, helper, &[self.ctx, index]);
         let refused = self.b.inst_results(call)[0];
         let exit = self.exit_block(i);

@@ -15,9 +15,13 @@
 //! decoded code, call back into [`Memory`] (`runtime::slow_load`/`slow_store`).
 //!
 //! A zero-overhead loop body that translates whole is also compiled as a
-//! loop (`Shape::Loop`) that runs up to a given number of iterations.
+//! loop (`Shape::Loop`) that runs up to a given number of iterations, and a
+//! hot block with the decoded blocks its branches reach is compiled as one
+//! region (`Shape::Region`, see `region`), so loops spanning blocks run
+//! without returning to the dispatcher.
 
 mod fp;
+mod region;
 mod runtime;
 mod translate;
 
@@ -35,6 +39,7 @@ use crate::block::{Block, HostCode};
 use crate::mem::Memory;
 use crate::uop::Op;
 
+pub use region::Region;
 pub use runtime::HostPages;
 pub use translate::translatable;
 
@@ -75,9 +80,12 @@ pub struct JitCtx {
     /// CPENABLE: FP ops leave to the interpreter when coprocessor 0 is off.
     pub cpenable: u32,
     _pad: u32,
-    /// Loop shape: iterations to run, and iterations completed.
+    /// Loop shape: iterations to run, and iterations completed. Self-loop
+    /// and region shapes: the instruction budget, and instructions retired.
     pub iterations: u64,
     pub done: u64,
+    /// Region shape: cycles of the instructions in `done`.
+    pub cycles: u64,
     /// The host page table (see [`HostPages`]).
     pub pages: *const *mut u8,
     pub read_len: *const u32,
@@ -118,6 +126,7 @@ impl JitCtx {
             _pad: 0,
             iterations: 0,
             done: 0,
+            cycles: 0,
             pages: std::ptr::null(),
             read_len: std::ptr::null(),
             write_len: std::ptr::null(),
@@ -140,6 +149,8 @@ pub(crate) enum Shape {
     Straight,
     /// `ctx.iterations` times through a zero-overhead loop body.
     Loop,
+    /// Blocks reaching one another (see `region`).
+    Region,
 }
 
 /// Whether running a block compiled beats interpreting it: entering
@@ -155,28 +166,31 @@ fn worth_compiling(block: &Block) -> bool {
 /// A block's translated ops with their addresses made relative to the
 /// block's start: blocks with equal keys compile to the same code (see
 /// `Translator::relocated`), whichever core's copy they come from.
+/// A region's key also holds its blocks' lengths (where each ends).
 #[derive(PartialEq, Eq, Hash)]
 struct CodeKey {
     shape: Shape,
     ops: Box<[Op]>,
+    lengths: Box<[u32]>,
 }
 
 impl CodeKey {
-    fn new(block: &Block, shape: Shape) -> CodeKey {
-        let ops = block
-            .ops
+    fn new(blocks: &[&Block], shape: Shape) -> CodeKey {
+        let start = blocks[0].start;
+        let ops = blocks
             .iter()
-            .take_while(|op| translatable(op.kind))
+            .flat_map(|block| block.ops.iter().take_while(|op| translatable(op.kind)))
             .map(|op| {
                 let mut op = *op;
-                op.pc = op.pc.wrapping_sub(block.start);
+                op.pc = op.pc.wrapping_sub(start);
                 if translate::uses_target(op.kind) {
-                    op.target = op.target.wrapping_sub(block.start);
+                    op.target = op.target.wrapping_sub(start);
                 }
                 op
             })
             .collect();
-        CodeKey { shape, ops }
+        let lengths = blocks.iter().map(|b| b.ops.len() as u32).collect();
+        CodeKey { shape, ops, lengths }
     }
 }
 
@@ -189,8 +203,9 @@ pub struct Compiler {
     builder_ctx: FunctionBuilderContext,
     codegen_ctx: cranelift_codegen::Context,
     code: HashMap<CodeKey, Option<HostCode>>,
-    /// Blocks compiled (statistics).
+    /// Blocks compiled (statistics), and of them regions.
     pub compiled: u64,
+    pub regions: u64,
 }
 
 /// A [`Compiler`] shared by the cores of one machine (they run on one
@@ -226,30 +241,36 @@ impl Compiler {
             codegen_ctx,
             code: HashMap::new(),
             compiled: 0,
+            regions: 0,
         })))
     }
 
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
-    fn get_or_compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
-        let key = CodeKey::new(block, shape);
+    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape) -> Option<HostCode> {
+        let key = CodeKey::new(blocks, shape);
         if let Some(code) = self.code.get(&key) {
             return *code;
         }
-        let code = self.compile(block, shape);
+        let code = self.compile(blocks, shape);
         self.code.insert(key, code);
         code
     }
 
-    /// Compiles `block` in `shape`; `None` when nothing of it translates
-    /// (or, should it ever happen, Cranelift refuses the function).
-    fn compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
+    /// Compiles `blocks` (one, but for a region) in `shape`; `None` when
+    /// nothing of it translates (or, should it ever happen, Cranelift
+    /// refuses the function).
+    fn compile(&mut self, blocks: &[&Block], shape: Shape) -> Option<HostCode> {
+        let block = blocks[0];
         if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
             return None;
         }
         self.module.clear_context(&mut self.codegen_ctx);
         let func = &mut self.codegen_ctx.func;
-        translate::build(func, &mut self.builder_ctx, self.module.isa(), block, shape);
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape);
+        if shape == Shape::Region {
+            self.regions += 1;
+        }
         let name = format!("b{:x}_{}", block.start, self.compiled);
         let id = self.module.declare_function(&name, Linkage::Local, &func.signature).ok()?;
         self.module.define_function(id, &mut self.codegen_ctx).ok()?;
@@ -284,38 +305,70 @@ impl Jit {
         self.compiler.borrow().compiled
     }
 
+    /// Regions the shared compiler compiled so far.
+    pub fn regions(&self) -> u64 {
+        self.compiler.borrow().regions
+    }
+
     /// Counts one execution of `block` and compiles it when it gets hot;
     /// also compiles its loop form once it runs as the body of the current
-    /// zero-overhead loop (`lbeg..lend`).
+    /// zero-overhead loop (`lbeg..lend`). True when the block should now
+    /// head a region: the caller, who has the block cache, calls
+    /// [`Jit::build_region`].
     #[inline(always)]
-    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) {
+    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) -> bool {
         let t = &block.translation;
         let heat = t.heat.get();
         if heat < self.hot {
             t.heat.set(heat + 1);
-            return;
+            return false;
         }
         let loop_body = block.straight && block.start == lbeg && block.end == lend;
-        if heat == self.hot || (loop_body && !t.loop_tried.get()) {
-            self.heated(block, lbeg, lend);
+        if heat <= self.hot + REGION_RETRY || (loop_body && !t.loop_tried.get()) {
+            return self.heated(block, lbeg, lend);
         }
+        false
     }
 
     #[cold]
-    fn heated(&mut self, block: &Block, lbeg: u32, lend: u32) {
+    fn heated(&mut self, block: &Block, lbeg: u32, lend: u32) -> bool {
         let t = &block.translation;
         let heat = t.heat.get();
-        if heat == self.hot {
+        if heat <= self.hot + REGION_RETRY {
             t.heat.set(heat + 1);
-            if self.hot <= 1 || worth_compiling(block) {
-                t.straight.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Straight));
-            }
+        }
+        if heat == self.hot && (self.hot <= 1 || worth_compiling(block)) {
+            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight));
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Loop));
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop));
             }
+        }
+        // A region first when the block gets hot, and once more a little
+        // later, when more of the blocks it reaches have been decoded.
+        (heat == self.hot || heat == self.hot + REGION_RETRY) && t.region.get().is_none()
+    }
+
+    /// Compiles the region `head` heads, if it has one: blocks found with
+    /// `lookup` (decoded ones), none where `excluded` (hooks).
+    #[cold]
+    pub fn build_region<'a>(
+        &mut self,
+        head: &'a Block,
+        lookup: impl Fn(u32) -> Option<&'a Block>,
+        excluded: impl Fn(u32) -> bool,
+    ) {
+        let blocks = region::discover(head, lookup, excluded);
+        if blocks.is_empty() {
+            return;
+        }
+        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region) {
+            let _ = head.translation.region.set(Region::new(code, &blocks));
         }
     }
 }
+
+/// Runs of a hot block after which its region is sought again.
+const REGION_RETRY: u32 = 16;

@@ -106,8 +106,15 @@ pub(super) struct Translator<'a, 'f> {
     /// CPENABLE bit 0 clear (i8): FP ops exit.
     fp_off: Option<Value>,
     sar: Variable,
-    /// Loop shape: iterations completed so far (i64).
-    done: Option<Variable>,
+    /// Loop shape: iterations completed so far; region shape: instructions
+    /// retired in finished blocks (i64, stored to `ctx.done` on leaving).
+    pub(super) done: Option<Variable>,
+    /// Region shape: their cycles (stored to `ctx.cycles`).
+    pub(super) cycles: Option<Variable>,
+    /// Or-ed into every exit index (a region's block number, `k << 16`).
+    pub(super) exit_tag: u32,
+    /// Where the current block's ops start in `ctx.ops` (for `fp_step`).
+    pub(super) fp_base: u32,
     written: u16,
     f_written: u16,
     sar_written: bool,
@@ -123,14 +130,16 @@ pub(super) struct Translator<'a, 'f> {
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
 }
 
-/// Builds `func` (signature of `HostCode`) for `block` in `shape`.
+/// Builds `func` (signature of `HostCode`) for `blocks` in `shape`: one
+/// block, but for [`Shape::Region`] (the head first).
 pub(super) fn build(
     func: &mut Function,
     builder_ctx: &mut FunctionBuilderContext,
     isa: &dyn TargetIsa,
-    block: &Block,
+    blocks: &[&Block],
     shape: Shape,
 ) {
+    let block = blocks[0];
     let ptr = isa.pointer_type();
     let call_conv = isa.default_call_conv();
     func.signature = Signature::new(call_conv);
@@ -146,12 +155,12 @@ pub(super) fn build(
     fp_sig.params.extend([ptr, I32].map(AbiParam::new));
     fp_sig.returns.push(AbiParam::new(I32));
 
-    // The ops themselves (not copies): FP calls pass their addresses.
     let count = block.ops.iter().take_while(|op| translatable(op.kind)).count();
     let ops = &block.ops[..count];
     let mut all = Uses::default();
     let mut sar_written = false;
-    for op in ops {
+    let every_op = if shape == Shape::Region { blocks } else { &blocks[..1] };
+    for op in every_op.iter().flat_map(|b| b.ops.iter().take_while(|op| translatable(op.kind))) {
         let u = uses(op);
         all.ar_read |= u.ar_read | u.ar_write;
         all.ar_write |= u.ar_write;
@@ -183,7 +192,7 @@ pub(super) fn build(
             b.def_var(fregs[n], value);
         }
     }
-    let fp_off = ops.iter().any(|op| is_fp(op.kind)).then(|| {
+    let fp_off = every_op.iter().flat_map(|b| b.ops.iter()).any(|op| is_fp(op.kind)).then(|| {
         let cpenable = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, cpenable) as i32);
         let enabled = b.ins().band_imm_u(cpenable, 1);
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
@@ -203,6 +212,9 @@ pub(super) fn build(
         fp_off,
         sar,
         done: None,
+        cycles: None,
+        exit_tag: 0,
+        fp_base: 0,
         written: all.ar_write,
         f_written: all.fr_write,
         sar_written,
@@ -223,6 +235,7 @@ pub(super) fn build(
             t.leave(ops.len() as u32);
         }
         Shape::Loop => t.looped(ops),
+        Shape::Region => t.region(blocks),
     }
     t.fill_exits();
     b.seal_all_blocks();
@@ -246,13 +259,13 @@ impl Translator<'_, '_> {
     /// A guest address inside or near the block (a branch target, a
     /// literal, an op's pc), as an offset from the running copy's start:
     /// the code is the same for every core whose copy differs by rebase.
-    fn relocated(&mut self, addr: u32) -> Value {
+    pub(super) fn relocated(&mut self, addr: u32) -> Value {
         let delta = addr.wrapping_sub(self.start);
         self.b.ins().iadd_imm_s(self.base, i64::from(delta as i32))
     }
 
     /// Writes the registers back and returns `index` from the current block.
-    fn leave(&mut self, index: u32) {
+    pub(super) fn leave(&mut self, index: u32) {
         for n in 0..16u8 {
             if self.written & (1 << n) != 0 {
                 let value = self.reg(n);
@@ -272,6 +285,10 @@ impl Translator<'_, '_> {
             let done = self.b.use_var(done);
             self.b.ins().store(TRUSTED, done, self.ctx, offset_of!(JitCtx, done) as i32);
         }
+        if let Some(cycles) = self.cycles {
+            let cycles = self.b.use_var(cycles);
+            self.b.ins().store(TRUSTED, cycles, self.ctx, offset_of!(JitCtx, cycles) as i32);
+        }
         let index = self.iconst(index);
         self.b.ins().return_(&[index]);
     }
@@ -279,9 +296,14 @@ impl Translator<'_, '_> {
     /// A fresh block that leaves at op `index`; the caller branches to it
     /// (its body is emitted by `fill_exits`, once the current block is done).
     pub(super) fn exit_block(&mut self, index: u32) -> cranelift_codegen::ir::Block {
+        self.exit_returning(self.exit_tag | index)
+    }
+
+    /// A fresh exit block returning `value` as it is.
+    pub(super) fn exit_returning(&mut self, value: u32) -> cranelift_codegen::ir::Block {
         let exit = self.b.create_block();
         self.b.set_cold_block(exit);
-        self.exits.push((exit, index));
+        self.exits.push((exit, value));
         exit
     }
 
@@ -358,7 +380,7 @@ impl Translator<'_, '_> {
     }
 
     /// Emits op `i`.
-    fn op(&mut self, i: usize, op: &Op) {
+    pub(super) fn op(&mut self, i: usize, op: &Op) {
         let index = i as u32;
         if let (true, Some(fp_off)) = (is_fp(op.kind), self.fp_off) {
             let exit = self.exit_block(index);
@@ -450,13 +472,13 @@ impl Translator<'_, '_> {
         }
     }
 
-    fn set_next(&mut self, next: Value, taken: Value) {
+    pub(super) fn set_next(&mut self, next: Value, taken: Value) {
         self.b.ins().store(TRUSTED, next, self.ctx, offset_of!(JitCtx, next_pc) as i32);
         self.b.ins().store(TRUSTED, taken, self.ctx, offset_of!(JitCtx, taken) as i32);
     }
 
     /// A branch's condition (an i8 truth value).
-    fn condition(&mut self, op: &Op) -> Value {
+    pub(super) fn condition(&mut self, op: &Op) -> Value {
         use Kind::*;
         if matches!(op.kind, Bf | Bt) {
             let bit = self.boolean(op.b);

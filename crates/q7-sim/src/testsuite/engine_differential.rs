@@ -40,7 +40,8 @@ struct Final {
     memory_hash: u64,
 }
 
-fn run(board: &Board, elf: &[u8], engine: Engine) -> (Final, u64) {
+/// A run's final state, and the blocks and regions the JIT compiled.
+fn run(board: &Board, elf: &[u8], engine: Engine) -> (Final, (u64, u64)) {
     let mut m = bare::load(board, elf).expect("load ELF");
     m.limits = RunLimits { max_insns: 400_000_000, wall: Duration::from_secs(120), engine, ..RunLimits::default() };
     let end = m.run();
@@ -71,7 +72,7 @@ fn run(board: &Board, elf: &[u8], engine: Engine) -> (Final, u64) {
         exceptions: cpu.exceptions,
         memory_hash: hasher.finish(),
     };
-    (done, m.cores[0].blocks_compiled())
+    (done, (m.cores[0].blocks_compiled(), m.cores[0].regions_compiled()))
 }
 
 /// Builds `sources` for `board` at `opt` with extra C flags into `out`.
@@ -92,13 +93,14 @@ fn build(out: &Path, board: &str, opt: &str, cflags: &str, sources: &[&str]) -> 
     dir
 }
 
-/// Runs one ELF under both engines and compares everything.
-fn agree(board: &Board, elf: &[u8], what: &str, hot: u32) -> Final {
+/// Runs one ELF under both engines and compares everything; the regions
+/// the JIT compiled.
+fn agree(board: &Board, elf: &[u8], what: &str, hot: u32) -> (Final, u64) {
     let (interp, _) = run(board, elf, Engine::Interp);
-    let (jit, compiled) = run(board, elf, Engine::Jit { hot });
+    let (jit, (compiled, regions)) = run(board, elf, Engine::Jit { hot });
     assert!(compiled > 0, "{what}: the JIT compiled nothing");
     assert_eq!(jit, interp, "{what}: the engines differ");
-    interp
+    (interp, regions)
 }
 
 fn run_all(board_name: &str, board: &Board, opts: &[&str], sources: &[&str]) -> Vec<Final> {
@@ -106,17 +108,20 @@ fn run_all(board_name: &str, board: &Board, opts: &[&str], sources: &[&str]) -> 
     // Small sizes of the benchmark programs keep the debug build quick.
     let cflags = "-DSORT_ELEMENTS=20000 -DRELU_ELEMENTS=65536";
     let mut results = Vec::new();
+    let mut regions = 0;
     for opt in opts {
         let dir = build(out.path(), board_name, opt, cflags, sources);
         for source in sources {
             let stem = source.rsplit_once('.').map_or(*source, |(stem, _)| stem);
             let elf = std::fs::read(dir.join(format!("{stem}.{board_name}-O{opt}.elf"))).expect("read ELF");
             let what = format!("{source} ({board_name} -O{opt})");
-            let done = agree(board, &elf, &what, 1);
+            let (done, compiled) = agree(board, &elf, &what, 1);
             assert!(matches!(done.end, RunEnd::Exited), "{what}: {:?}", done.state);
             results.push(done);
+            regions += compiled;
         }
     }
+    assert!(regions > 0, "{board_name}: no program ran a compiled region");
     results
 }
 
@@ -154,6 +159,52 @@ fn exceptions_agree_under_both_engines() {
             patched[offset..offset + 4].copy_from_slice(&(case as u32).to_le_bytes());
             // Compiled on first sight: these runs are short.
             agree(&board, &patched, &format!("{source} case {case} ({board_name})"), 0);
+        }
+    }
+}
+
+/// Where `Core::run` hands back when its budget runs out, for budgets of
+/// `quantum`: (instructions, pc) after every call. Multi-core schedules
+/// (and so races and their findings) depend on these, so compiled regions
+/// must stop exactly where the interpreter does. Simcalls are answered
+/// just enough for the programs to run on.
+fn slices(board: &Board, elf: &[u8], engine: Engine, quantum: u64) -> (Vec<(u64, u32)>, u64) {
+    let mut m = bare::load(board, elf).expect("load ELF");
+    let mut compiler = None;
+    m.cores[0].set_engine(engine, &mut compiler).expect("engine");
+    let core = &mut m.cores[0];
+    let mut seen = Vec::new();
+    while core.cpu.steps() < 200_000_000 {
+        match core.run(&mut m.mem, quantum) {
+            q7_sim::cpu::Event::Budget => seen.push((core.cpu.steps(), core.cpu.pc)),
+            q7_sim::cpu::Event::Simcall if core.cpu.reg(2) == q7_sim::machine::sys::EXIT => break,
+            q7_sim::cpu::Event::Simcall => {
+                let written = core.cpu.reg(5);
+                core.cpu.set_reg(2, written);
+                core.cpu.set_reg(3, 0);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    (seen, core.regions_compiled())
+}
+
+#[test]
+fn compiled_regions_stop_for_budgets_where_the_interpreter_does() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let sources = ["loops.c", "sort.c"];
+    let dir = build(out.path(), "de212", "2", "-DSORT_ELEMENTS=3000", &sources);
+    for source in sources {
+        let stem = source.trim_end_matches(".c");
+        let elf = std::fs::read(dir.join(format!("{stem}.de212-O2.elf"))).expect("read ELF");
+        for quantum in [7, 100, 1009] {
+            let (interp, _) = slices(&Board::de212(), &elf, Engine::Interp, quantum);
+            let (jit, regions) = slices(&Board::de212(), &elf, Engine::Jit { hot: 1 }, quantum);
+            assert!(regions > 0, "{source}: no region compiled");
+            assert!(interp.len() > 10, "{source}: too short to test");
+            assert_eq!(jit.len(), interp.len(), "{source}, quantum {quantum}: slice count");
+            let first = jit.iter().zip(&interp).position(|(a, b)| a != b);
+            assert_eq!(first, None, "{source}, quantum {quantum}: slices differ from slice {first:?}");
         }
     }
 }

@@ -1,0 +1,256 @@
+//! Regions: a hot block and the decoded blocks its branches reach, compiled
+//! as one function, so control passes between them (loops with an `if`
+//! inside, a loop whose body spans blocks) without returning to the
+//! dispatcher.
+//!
+//! A region's compiled code keeps the interpreter's accounting itself: it
+//! adds each finished block's instructions and cycles (and the taken-branch
+//! penalty) and, before entering any block but the first, checks the
+//! instruction budget exactly where `Core::run` would. It returns
+//! `k << 16 | i`: it stopped in block `k` before op `i`, with every block
+//! before it accounted and block `k` not; `i == 0` means the pc is block
+//! `k`'s start, and `i == len` that block `k`'s last op ran and set
+//! `next_pc`/`taken` (an edge out of the region). `Cpu::run_region` finishes
+//! from there as the interpreter would.
+//!
+//! What a region assumes, checked on entry (`Region::enterable`): no block
+//! of it holds or ends at LEND (no zero-overhead loop-back inside), no block
+//! starts at a hook or the halt pc, and the window has every frame any op
+//! names (no op inside rotates it).
+
+use std::cell::Cell;
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{InstBuilder, Value};
+
+use crate::block::{Block, HostCode};
+use crate::cost::TAKEN_BRANCH;
+use crate::jit::translate::{translatable, Translator, TRUSTED};
+use crate::jit::JitCtx;
+use crate::uop::{Kind, Op};
+
+/// Blocks in one region, at most.
+const MAX_BLOCKS: usize = 24;
+/// How far from the head a block may start (a function's loops, not a
+/// whole program).
+const MAX_SPAN: u32 = 8 * 1024;
+
+/// One block of a region: where it is and where its ops are in
+/// [`Region::ops`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegionBlock {
+    pub start: u32,
+    pub end: u32,
+    pub first: u32,
+    pub len: u32,
+    pub cycles: u64,
+}
+
+/// A compiled region of one core's code (its own copy of the ops; the code
+/// may be shared with other cores' copies).
+pub struct Region {
+    pub(crate) code: HostCode,
+    /// The head first.
+    pub(crate) blocks: Box<[RegionBlock]>,
+    /// Every block's ops, in block order (`fp_step` indexes them).
+    pub(crate) ops: Box<[Op]>,
+    /// Highest window frame any op names.
+    pub(crate) max_frame: u8,
+    /// Lowest start and highest end of its blocks.
+    lo: u32,
+    hi: u32,
+    /// The last LEND checked, and whether it allowed entry.
+    lend_checked: Cell<Option<(u32, bool)>>,
+}
+
+impl Region {
+    pub(crate) fn new(code: HostCode, blocks: &[&Block]) -> Region {
+        let mut ops = Vec::new();
+        let mut placed = Vec::with_capacity(blocks.len());
+        for block in blocks {
+            placed.push(RegionBlock {
+                start: block.start,
+                end: block.end,
+                first: ops.len() as u32,
+                len: block.ops.len() as u32,
+                cycles: block.cycles,
+            });
+            ops.extend_from_slice(&block.ops);
+        }
+        let max_frame = blocks.iter().map(|b| b.max_frame).max().unwrap_or(0);
+        let lo = blocks.iter().map(|b| b.start).min().unwrap_or(0);
+        let hi = blocks.iter().map(|b| b.end).max().unwrap_or(0);
+        Region {
+            code,
+            blocks: placed.into_boxed_slice(),
+            ops: ops.into_boxed_slice(),
+            max_frame,
+            lo,
+            hi,
+            lend_checked: Cell::new(None),
+        }
+    }
+
+    /// The ops of block `k`.
+    pub(crate) fn block_ops(&self, k: usize) -> &[Op] {
+        let b = &self.blocks[k];
+        &self.ops[b.first as usize..(b.first + b.len) as usize]
+    }
+
+    /// Whether compiled code may run now: LEND is not inside or at the end
+    /// of any block, and no block starts where `stops_at` says the
+    /// dispatcher must look (hooks, the halt pc).
+    #[inline]
+    pub(crate) fn enterable(&self, lend: u32, stops_at: Option<&dyn Fn(u32) -> bool>) -> bool {
+        if lend.wrapping_sub(self.lo).wrapping_sub(1) < self.hi.wrapping_sub(self.lo) && !self.lend_allows(lend) {
+            return false;
+        }
+        match stops_at {
+            Some(stops) => !self.blocks.iter().skip(1).any(|b| stops(b.start)),
+            None => true,
+        }
+    }
+
+    #[cold]
+    fn lend_allows(&self, lend: u32) -> bool {
+        if let Some((checked, ok)) = self.lend_checked.get() {
+            if checked == lend {
+                return ok;
+            }
+        }
+        let ok = !self.blocks.iter().any(|b| b.start < lend && lend <= b.end);
+        self.lend_checked.set(Some((lend, ok)));
+        ok
+    }
+}
+
+/// Whether every op of `block` translates (its branch included).
+pub(crate) fn whole(block: &Block) -> bool {
+    !block.ops.is_empty() && block.ops.iter().all(|op| translatable(op.kind))
+}
+
+/// Where control can go after `block`'s last op, as (address, taken).
+pub(crate) fn successors(block: &Block) -> impl Iterator<Item = (u32, bool)> {
+    let last = block.ops.last().copied();
+    let (first, second) = match last {
+        Some(op) if op.kind == Kind::J => (Some((op.target, true)), None),
+        Some(op) if op.kind.is_conditional_branch() => (Some((op.target, true)), Some((block.end, false))),
+        Some(op) if !op.ends_block() => (Some((block.end, false)), None),
+        _ => (None, None),
+    };
+    first.into_iter().chain(second)
+}
+
+/// The blocks of the region headed by `head`: breadth first over branch
+/// targets and fall-throughs, taking blocks already decoded (`lookup`),
+/// translatable whole, near the head and not where `excluded` (hooks). The
+/// head first; fewer than two blocks is no region.
+pub(crate) fn discover<'a>(
+    head: &'a Block,
+    lookup: impl Fn(u32) -> Option<&'a Block>,
+    excluded: impl Fn(u32) -> bool,
+) -> Vec<&'a Block> {
+    let mut blocks = vec![head];
+    if !whole(head) {
+        return Vec::new();
+    }
+    let mut next = 0;
+    while next < blocks.len() {
+        let block = blocks[next];
+        next += 1;
+        for (to, _) in successors(block) {
+            if blocks.len() >= MAX_BLOCKS
+                || to.abs_diff(head.start) > MAX_SPAN
+                || excluded(to)
+                || blocks.iter().any(|b| b.start == to)
+            {
+                continue;
+            }
+            if let Some(found) = lookup(to).filter(|b| whole(b)) {
+                blocks.push(found);
+            }
+        }
+    }
+    if blocks.len() < 2 {
+        blocks.clear();
+    }
+    blocks
+}
+
+impl Translator<'_, '_> {
+    /// The region shape (see the module's documentation).
+    pub(super) fn region(&mut self, blocks: &[&Block]) {
+        let insns = self.b.declare_var(I64);
+        let cycles = self.b.declare_var(I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.def_var(insns, zero);
+        self.b.def_var(cycles, zero);
+        self.done = Some(insns);
+        self.cycles = Some(cycles);
+        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let heads: Vec<_> = blocks.iter().map(|_| self.b.create_block()).collect();
+        self.b.ins().jump(heads[0], &[]);
+        let mut first = 0u32;
+        for (k, block) in blocks.iter().enumerate() {
+            self.b.switch_to_block(heads[k]);
+            self.exit_tag = (k as u32) << 16;
+            self.fp_base = first;
+            first += block.ops.len() as u32;
+            let (last, body) = block.ops.split_last().expect("region blocks are not empty");
+            for (i, op) in body.iter().enumerate() {
+                self.op(i, op);
+            }
+            let edges = Edges { blocks, heads: &heads, budget, from: k };
+            if last.kind == Kind::J {
+                self.edge(&edges, last.target, true);
+            } else if last.kind.is_conditional_branch() {
+                let taken = self.condition(last);
+                let (yes, no) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(taken, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.edge(&edges, last.target, true);
+                self.b.switch_to_block(no);
+                self.edge(&edges, block.end, false);
+            } else {
+                self.op(body.len(), last);
+                self.edge(&edges, block.end, false);
+            }
+        }
+    }
+
+    /// Control leaving block `edges.from` for `to`: into the region's block
+    /// there, after accounting the block and checking the budget; or out,
+    /// with the block left for `Cpu::run_region` to account.
+    fn edge(&mut self, edges: &Edges<'_>, to: u32, taken: bool) {
+        let from = edges.blocks[edges.from];
+        let Some(m) = edges.blocks.iter().position(|b| b.start == to) else {
+            let next = self.relocated(to);
+            let taken = self.iconst(u32::from(taken));
+            self.set_next(next, taken);
+            self.leave(self.exit_tag | from.ops.len() as u32);
+            return;
+        };
+        let (insns, cycles) = (self.done.expect("region"), self.cycles.expect("region"));
+        let count = self.b.use_var(insns);
+        let count = self.b.ins().iadd_imm_s(count, from.ops.len() as i64);
+        self.b.def_var(insns, count);
+        let spent = self.b.use_var(cycles);
+        let penalty = if taken { TAKEN_BRANCH } else { 0 };
+        let spent = self.b.ins().iadd_imm_s(spent, (from.cycles + penalty) as i64);
+        self.b.def_var(cycles, spent);
+        // As `Core::run`: a block starts only while the budget lasts.
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, count, edges.budget);
+        let out = self.exit_returning((m as u32) << 16);
+        self.b.ins().brif(more, edges.heads[m], &[], out, &[]);
+    }
+}
+
+/// What an edge needs to know of the region being built.
+struct Edges<'a> {
+    blocks: &'a [&'a Block],
+    heads: &'a [cranelift_codegen::ir::Block],
+    budget: Value,
+    from: usize,
+}
