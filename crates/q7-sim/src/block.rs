@@ -60,6 +60,9 @@ pub struct Translation {
     pub loop_tried: Cell<bool>,
     /// The block with the blocks it reaches, compiled as one region.
     pub region: OnceCell<crate::jit::Region>,
+    /// Part of another block's region: control usually arrives inside it,
+    /// so a region of its own would be compiled for little use.
+    pub covered: Cell<bool>,
 }
 
 /// What decoding a block needs to know of the core that runs it.

@@ -16,9 +16,9 @@ mod profiled;
 mod sregs;
 mod window;
 
-use crate::block::{BlockCache, Fetcher};
+use crate::block::{Block, BlockCache, Fetcher};
 use crate::config::CoreConfig;
-use crate::jit::{Compiler, Engine, Jit, JitCtx, SharedCompiler};
+use crate::jit::{Compiler, Engine, Jit, JitCtx, Region, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
@@ -192,6 +192,41 @@ fn hook_bit(pc: u32) -> (usize, u64) {
     (((pc >> 7) & 3) as usize, 1 << ((pc >> 1) & 63))
 }
 
+/// What the JIT's decisions on a block need of a [`Core`] (its fields,
+/// borrowed apart from the block cache the block lives in).
+struct JitSide<'a> {
+    jit: &'a mut Jit,
+    cache: &'a BlockCache,
+    hooks: &'a [u32],
+    filter: [u64; 4],
+    halt: Option<u32>,
+}
+
+impl JitSide<'_> {
+    /// Counts a run of `block` towards its heat, compiling what got hot (a
+    /// region needs the block cache, hence here).
+    #[inline(always)]
+    fn consider(&mut self, cpu: &Cpu, block: &Block) {
+        if self.jit.consider(block, cpu.lbeg, cpu.lend) {
+            let (cache, hooks, filter) = (self.cache, self.hooks, self.filter);
+            self.jit.build_region(block, |pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));
+        }
+    }
+
+    /// Runs `region` when nothing stands in its way (see
+    /// [`Region::enterable`]); false when it did not run or ran nothing.
+    #[inline(always)]
+    fn enter_region(&self, cpu: &mut Cpu, mem: &mut Memory, region: &Region, limit: u64) -> Result<bool, Event> {
+        let (hooks, filter, halt) = (self.hooks, self.filter, self.halt);
+        let stops = |pc: u32| halt == Some(pc) || hooked(&filter, hooks, pc);
+        let check: Option<&dyn Fn(u32) -> bool> = if halt.is_some() || !hooks.is_empty() { Some(&stops) } else { None };
+        if cpu.overflows(region.max_frame) || !region.enterable(cpu.lend, check) {
+            return Ok(false);
+        }
+        cpu.run_region(mem, region, limit - cpu.steps())
+    }
+}
+
 /// Whether `pc` is one of `hooks` (`filter` answers most misses).
 #[inline(always)]
 fn hooked(filter: &[u64; 4], hooks: &[u32], pc: u32) -> bool {
@@ -306,23 +341,23 @@ impl Core {
                 }
                 continue;
             }
-            if let (true, Some(jit)) = (self.cpu.jit.is_some(), self.jit.as_deref_mut()) {
-                let (lbeg, lend) = (self.cpu.lbeg, self.cpu.lend);
-                if jit.consider(block, lbeg, lend) {
-                    let (cache, hooks, filter) = (&self.cache, &self.hooks, self.hook_filter);
-                    jit.build_region(block, |pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));
-                }
-                if let Some(region) = block.translation.region.get() {
-                    let (hooks, filter, halt) = (&self.hooks, self.hook_filter, self.halt_pc);
-                    let stops = |pc: u32| halt == Some(pc) || hooked(&filter, hooks, pc);
-                    let check: Option<&dyn Fn(u32) -> bool> =
-                        if halt.is_some() || !hooks.is_empty() { Some(&stops) } else { None };
-                    if repeatable && !self.cpu.overflows(region.max_frame) && region.enterable(lend, check) {
-                        match self.cpu.run_region(mem, region, limit - self.cpu.steps()) {
-                            Ok(true) => continue,
-                            Ok(false) => {}
-                            Err(event) => return event,
-                        }
+            let mut jit = match (self.cpu.jit.is_some(), self.jit.as_deref_mut()) {
+                (true, Some(jit)) => Some(JitSide {
+                    jit,
+                    cache: &self.cache,
+                    hooks: &self.hooks,
+                    filter: self.hook_filter,
+                    halt: self.halt_pc,
+                }),
+                _ => None,
+            };
+            if let Some(side) = jit.as_mut() {
+                side.consider(&self.cpu, block);
+                if let (true, Some(region)) = (repeatable, block.translation.region.get()) {
+                    match side.enter_region(&mut self.cpu, mem, region, limit) {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(event) => return event,
                     }
                 }
             }
@@ -336,6 +371,14 @@ impl Core {
                 }
                 if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= limit || mem.code_epoch != epoch {
                     break;
+                }
+                // Each pass counts towards the block's heat; once it heads
+                // a region, the next round enters that.
+                if let Some(side) = jit.as_mut() {
+                    side.consider(&self.cpu, block);
+                    if block.translation.region.get().is_some() {
+                        break;
+                    }
                 }
             }
         }

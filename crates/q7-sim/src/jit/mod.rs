@@ -348,7 +348,7 @@ impl Jit {
         }
         // A region first when the block gets hot, and once more a little
         // later, when more of the blocks it reaches have been decoded.
-        (heat == self.hot || heat == self.hot + REGION_RETRY) && t.region.get().is_none()
+        (heat == self.hot || heat == self.hot + REGION_RETRY) && t.region.get().is_none() && !t.covered.get()
     }
 
     /// Compiles the region `head` heads, if it has one: blocks found with
@@ -365,6 +365,9 @@ impl Jit {
             return;
         }
         if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region) {
+            for member in &blocks[1..] {
+                member.translation.covered.set(true);
+            }
             let _ = head.translation.region.set(Region::new(code, &blocks));
         }
     }
