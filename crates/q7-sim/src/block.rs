@@ -59,10 +59,100 @@ pub struct Translation {
     pub looped: Cell<Option<HostCode>>,
     pub loop_tried: Cell<bool>,
     /// The block with the blocks it reaches, compiled as one region.
-    pub region: OnceCell<crate::jit::Region>,
+    pub region: OnceCell<Region>,
     /// Part of another block's region: control usually arrives inside it,
     /// so a region of its own would be compiled for little use.
     pub covered: Cell<bool>,
+}
+
+/// One block of a region: where it is and where its ops are in
+/// [`Region::ops`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegionBlock {
+    pub start: u32,
+    pub end: u32,
+    pub first: u32,
+    pub len: u32,
+    pub cycles: u64,
+}
+
+/// A block and the blocks it reaches, compiled as one function by the JIT
+/// (`crate::jit::region` builds it and documents its contract). The ops are
+/// this core's copy; the code may be shared with other cores' copies.
+pub struct Region {
+    pub(crate) code: HostCode,
+    /// The head first.
+    pub(crate) blocks: Box<[RegionBlock]>,
+    /// Every block's ops, in block order (`fp_step` indexes them).
+    pub(crate) ops: Box<[Op]>,
+    /// Highest window frame any op names.
+    pub(crate) max_frame: u8,
+    /// Lowest start and highest end of its blocks.
+    lo: u32,
+    hi: u32,
+    /// The last LEND checked, and whether it allowed entry.
+    lend_checked: Cell<Option<(u32, bool)>>,
+}
+
+impl Region {
+    pub(crate) fn new(code: HostCode, blocks: &[&Block]) -> Region {
+        let mut ops = Vec::new();
+        let mut placed = Vec::with_capacity(blocks.len());
+        for block in blocks {
+            placed.push(RegionBlock {
+                start: block.start,
+                end: block.end,
+                first: ops.len() as u32,
+                len: block.ops.len() as u32,
+                cycles: block.cycles,
+            });
+            ops.extend_from_slice(&block.ops);
+        }
+        let max_frame = blocks.iter().map(|b| b.max_frame).max().unwrap_or(0);
+        let lo = blocks.iter().map(|b| b.start).min().unwrap_or(0);
+        let hi = blocks.iter().map(|b| b.end).max().unwrap_or(0);
+        Region {
+            code,
+            blocks: placed.into_boxed_slice(),
+            ops: ops.into_boxed_slice(),
+            max_frame,
+            lo,
+            hi,
+            lend_checked: Cell::new(None),
+        }
+    }
+
+    /// The ops of block `k`.
+    pub(crate) fn block_ops(&self, k: usize) -> &[Op] {
+        let b = &self.blocks[k];
+        &self.ops[b.first as usize..(b.first + b.len) as usize]
+    }
+
+    /// Whether compiled code may run now: LEND is not inside or at the end
+    /// of any block, and no block starts where `stops_at` says the
+    /// dispatcher must look (hooks, the halt pc).
+    #[inline]
+    pub(crate) fn enterable(&self, lend: u32, stops_at: Option<&dyn Fn(u32) -> bool>) -> bool {
+        if lend.wrapping_sub(self.lo).wrapping_sub(1) < self.hi.wrapping_sub(self.lo) && !self.lend_allows(lend) {
+            return false;
+        }
+        match stops_at {
+            Some(stops) => !self.blocks.iter().skip(1).any(|b| stops(b.start)),
+            None => true,
+        }
+    }
+
+    #[cold]
+    fn lend_allows(&self, lend: u32) -> bool {
+        if let Some((checked, ok)) = self.lend_checked.get() {
+            if checked == lend {
+                return ok;
+            }
+        }
+        let ok = !self.blocks.iter().any(|b| b.start < lend && lend <= b.end);
+        self.lend_checked.set(Some((lend, ok)));
+        ok
+    }
 }
 
 /// What decoding a block needs to know of the core that runs it.

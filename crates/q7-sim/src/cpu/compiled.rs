@@ -3,9 +3,9 @@
 
 use std::ffi::c_void;
 
-use crate::block::{Block, HostCode};
+use crate::block::{Block, HostCode, Region};
 use crate::cpu::{Cpu, Event};
-use crate::jit::{JitCtx, Region};
+use crate::jit::JitCtx;
 use crate::mem::Memory;
 use crate::uop::Op;
 

@@ -16,9 +16,9 @@ mod profiled;
 mod sregs;
 mod window;
 
-use crate::block::{Block, BlockCache, Fetcher};
+use crate::block::{Block, BlockCache, Fetcher, Region};
 use crate::config::CoreConfig;
-use crate::jit::{Compiler, Engine, Jit, JitCtx, Region, SharedCompiler};
+use crate::jit::{Compiler, Engine, Jit, JitCtx, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 

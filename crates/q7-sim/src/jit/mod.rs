@@ -35,11 +35,10 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
-use crate::block::{Block, HostCode};
+use crate::block::{Block, HostCode, Region};
 use crate::mem::Memory;
 use crate::uop::Op;
 
-pub use region::Region;
 pub use runtime::HostPages;
 pub use translate::translatable;
 

@@ -18,113 +18,23 @@
 //! starts at a hook or the halt pc, and the window has every frame any op
 //! names (no op inside rotates it).
 
-use std::cell::Cell;
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{InstBuilder, Value};
 
-use crate::block::{Block, HostCode};
+use crate::block::Block;
 use crate::cost::TAKEN_BRANCH;
 use crate::jit::translate::{translatable, Translator, TRUSTED};
 use crate::jit::JitCtx;
-use crate::uop::{Kind, Op};
+use crate::uop::Kind;
 
 /// Blocks in one region, at most.
 const MAX_BLOCKS: usize = 24;
 /// How far from the head a block may start (a function's loops, not a
 /// whole program).
 const MAX_SPAN: u32 = 8 * 1024;
-
-/// One block of a region: where it is and where its ops are in
-/// [`Region::ops`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RegionBlock {
-    pub start: u32,
-    pub end: u32,
-    pub first: u32,
-    pub len: u32,
-    pub cycles: u64,
-}
-
-/// A compiled region of one core's code (its own copy of the ops; the code
-/// may be shared with other cores' copies).
-pub struct Region {
-    pub(crate) code: HostCode,
-    /// The head first.
-    pub(crate) blocks: Box<[RegionBlock]>,
-    /// Every block's ops, in block order (`fp_step` indexes them).
-    pub(crate) ops: Box<[Op]>,
-    /// Highest window frame any op names.
-    pub(crate) max_frame: u8,
-    /// Lowest start and highest end of its blocks.
-    lo: u32,
-    hi: u32,
-    /// The last LEND checked, and whether it allowed entry.
-    lend_checked: Cell<Option<(u32, bool)>>,
-}
-
-impl Region {
-    pub(crate) fn new(code: HostCode, blocks: &[&Block]) -> Region {
-        let mut ops = Vec::new();
-        let mut placed = Vec::with_capacity(blocks.len());
-        for block in blocks {
-            placed.push(RegionBlock {
-                start: block.start,
-                end: block.end,
-                first: ops.len() as u32,
-                len: block.ops.len() as u32,
-                cycles: block.cycles,
-            });
-            ops.extend_from_slice(&block.ops);
-        }
-        let max_frame = blocks.iter().map(|b| b.max_frame).max().unwrap_or(0);
-        let lo = blocks.iter().map(|b| b.start).min().unwrap_or(0);
-        let hi = blocks.iter().map(|b| b.end).max().unwrap_or(0);
-        Region {
-            code,
-            blocks: placed.into_boxed_slice(),
-            ops: ops.into_boxed_slice(),
-            max_frame,
-            lo,
-            hi,
-            lend_checked: Cell::new(None),
-        }
-    }
-
-    /// The ops of block `k`.
-    pub(crate) fn block_ops(&self, k: usize) -> &[Op] {
-        let b = &self.blocks[k];
-        &self.ops[b.first as usize..(b.first + b.len) as usize]
-    }
-
-    /// Whether compiled code may run now: LEND is not inside or at the end
-    /// of any block, and no block starts where `stops_at` says the
-    /// dispatcher must look (hooks, the halt pc).
-    #[inline]
-    pub(crate) fn enterable(&self, lend: u32, stops_at: Option<&dyn Fn(u32) -> bool>) -> bool {
-        if lend.wrapping_sub(self.lo).wrapping_sub(1) < self.hi.wrapping_sub(self.lo) && !self.lend_allows(lend) {
-            return false;
-        }
-        match stops_at {
-            Some(stops) => !self.blocks.iter().skip(1).any(|b| stops(b.start)),
-            None => true,
-        }
-    }
-
-    #[cold]
-    fn lend_allows(&self, lend: u32) -> bool {
-        if let Some((checked, ok)) = self.lend_checked.get() {
-            if checked == lend {
-                return ok;
-            }
-        }
-        let ok = !self.blocks.iter().any(|b| b.start < lend && lend <= b.end);
-        self.lend_checked.set(Some((lend, ok)));
-        ok
-    }
-}
 
 /// Whether every op of `block` translates (its branch included).
 pub(crate) fn whole(block: &Block) -> bool {
