@@ -16,20 +16,31 @@ use crate::ps;
 use crate::stop::Stop;
 
 impl Cpu {
-    /// Physical index of register `i` of the window at `wb`.
-    fn phys_index(&self, wb: u32, i: usize) -> usize {
-        ((wb * 4) as usize + i) & (self.config.nareg as usize - 1)
-    }
-
     /// Moves the 16-register view to the window at `wb`.
     pub(crate) fn set_windowbase(&mut self, wb: u32) {
-        for i in 0..16 {
-            let p = self.phys_index(self.windowbase, i);
-            self.phys[p] = self.ar[i];
+        // Calls rotate on every call and return: whole 16-register copies
+        // (fixed length, so inline moves), in two pieces only where the
+        // view wraps around the physical file.
+        // NAREG is 32 or 64 (a power of two: indices wrap with a mask).
+        let nareg = (self.config.nareg as usize).min(self.phys.len());
+        let mask = nareg - 1;
+        let at = |wb: u32| (wb as usize * 4) & mask;
+        let from = at(self.windowbase);
+        if let Some(view) = self.phys.get_mut(from..from + 16).filter(|_| from + 16 <= nareg) {
+            view.copy_from_slice(&self.ar);
+        } else {
+            for (i, &value) in self.ar.iter().enumerate() {
+                self.phys[(from + i) & mask] = value;
+            }
         }
         self.windowbase = wb & (self.frames() - 1);
-        for i in 0..16 {
-            self.ar[i] = self.phys[self.phys_index(self.windowbase, i)];
+        let from = at(self.windowbase);
+        if let Some(view) = self.phys.get(from..from + 16).filter(|_| from + 16 <= nareg) {
+            self.ar.copy_from_slice(view);
+        } else {
+            for (i, value) in self.ar.iter_mut().enumerate() {
+                *value = self.phys[(from + i) & mask];
+            }
         }
         self.update_window_check();
     }
