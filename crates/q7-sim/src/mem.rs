@@ -162,6 +162,19 @@ struct Page {
     offset: u32,
 }
 
+/// A page table with nothing mapped, from zeroed memory: the allocator hands
+/// out fresh zero pages, so the 512 KiB per core cost nothing until mapped
+/// (writing `Page::default()` 65,536 times did, eight times for 8 cores).
+fn empty_table() -> Box<[Page]> {
+    let table = Box::<[Page]>::new_zeroed_slice(PAGE_COUNT);
+    // SAFETY: `Page` is integers only, so all-zero bytes are a valid
+    // `Page`, and they are `Page::default()` (nothing mapped).
+    #[allow(unsafe_code)]
+    unsafe {
+        table.assume_init()
+    }
+}
+
 /// The whole address space of a machine.
 pub struct Memory {
     pub regions: Vec<Region>,
@@ -181,7 +194,7 @@ pub struct Memory {
 impl Memory {
     /// An address space with `cores` private views and nothing mapped.
     pub fn new(cores: usize) -> Memory {
-        let tables = (0..cores.max(1)).map(|_| vec![Page::default(); PAGE_COUNT].into_boxed_slice()).collect();
+        let tables = (0..cores.max(1)).map(|_| empty_table()).collect();
         Memory {
             regions: Vec::new(),
             tables,
@@ -248,6 +261,17 @@ impl Memory {
                 }
             }
         }
+    }
+
+    /// The pages `core` has mapped (in no particular order): a walk over
+    /// the regions, not over the 65,536 entries of its table.
+    pub fn mapped_pages(&self, core: usize) -> impl Iterator<Item = usize> + '_ {
+        let table = &self.tables[core];
+        self.regions.iter().enumerate().flat_map(move |(index, region)| {
+            let first = (region.base >> PAGE_SHIFT) as usize;
+            let pages = region.size.div_ceil(PAGE_SIZE) as usize;
+            (first..first + pages).filter(move |&p| table[p].flags != 0 && usize::from(table[p].region) == index)
+        })
     }
 
     /// The region holding `addr` as seen by `core`.
@@ -441,8 +465,13 @@ impl Memory {
     /// Forgets every decoded byte (the block caches flush on the new epoch).
     fn forget_code(&mut self) {
         self.code_epoch += 1;
-        self.code_bytes.clear();
-        self.code_granules.fill(0);
+        // Granule bits are set only with `code_bytes` entries: with none,
+        // the 128 KiB bitmap is already clear (the loader's many host
+        // writes come before anything is decoded).
+        if !self.code_bytes.is_empty() {
+            self.code_bytes.clear();
+            self.code_granules.fill(0);
+        }
     }
 
     fn note_code_write(&mut self, addr: u32, size: u32) {
