@@ -25,9 +25,11 @@ use crate::output::OutputMode;
 use crate::{firmware, SimError};
 
 /// A loaded machine, ready to run one launch.
-pub struct OpSession {
+pub struct OpSession<'lib> {
     pub machine: Machine,
-    images: Vec<OpImage>,
+    /// The library's images (borrowed: a run does not copy their bytes
+    /// and symbol tables).
+    images: &'lib [OpImage],
     function: String,
     op: Option<String>,
     function_index: u32,
@@ -42,14 +44,14 @@ fn launch_err(e: crate::mem::HostAccessError) -> OpError {
 
 /// Loads `images` (one per core: SPMD windows, or one single-core window),
 /// places the arguments and writes the launch blocks.
-pub(super) fn prepare(
-    images: &[OpImage],
+pub(super) fn prepare<'lib>(
+    images: &'lib [OpImage],
     function: &str,
     op: Option<String>,
     function_index: Option<u32>,
     args: &[KernelArg],
     opts: &OpOptions,
-) -> Result<OpSession, OpError> {
+) -> Result<OpSession<'lib>, OpError> {
     let started = Instant::now();
     let cores = images.len();
     if cores == 0 || cores > 8 {
@@ -149,19 +151,10 @@ pub(super) fn prepare(
         core.cpu.pc = img.entry;
         core.cpu.stack_guard = Some(StackGuard { window_base: img.window.base(), floor: img.end() });
     }
-    Ok(OpSession {
-        machine,
-        images: images.to_vec(),
-        function: function.to_string(),
-        op,
-        function_index,
-        placement,
-        dst,
-        started,
-    })
+    Ok(OpSession { machine, images, function: function.to_string(), op, function_index, placement, dst, started })
 }
 
-impl OpSession {
+impl OpSession<'_> {
     /// Runs all cores and collects the output.
     pub fn run(mut self) -> Result<OpReport, OpError> {
         let end = self.machine.run();
@@ -172,13 +165,13 @@ impl OpSession {
     /// memory-class model (`crate::cost::MODEL`) and filed per call stack.
     /// The report's per-core cycles are then the model's.
     pub fn run_profiled(mut self) -> Result<(OpReport, OpProfile), OpError> {
-        for (core, image) in self.machine.cores.iter_mut().zip(&self.images) {
+        for (core, image) in self.machine.cores.iter_mut().zip(self.images) {
             core.profile = Some(profile::collector(image));
         }
         let end = self.machine.run();
         let collected: Vec<_> =
             self.machine.cores.iter_mut().filter_map(|core| core.profile.take()).map(|p| *p).collect();
-        let summary = profile::summarize(&self.images, &collected);
+        let summary = profile::summarize(self.images, &collected);
         let mut report = self.finish(end)?;
         for (stats, row) in report.stats.iter_mut().zip(&summary.cores) {
             stats.cycles = row.costs.cycles.round() as u64;
