@@ -444,16 +444,17 @@ impl Memory {
 
     /// Records that `[start, end)` is decoded into a cached block.
     pub fn mark_code(&mut self, start: u32, end: u32) {
-        let mut addr = start;
-        while addr < end {
-            let granule = addr >> CODE_SHIFT;
+        // One map lookup per granule the range touches, not per byte.
+        let mut addr = u64::from(start);
+        while addr < u64::from(end) {
+            let granule = (addr >> CODE_SHIFT) as u32;
+            let granule_start = u64::from(granule) << CODE_SHIFT;
+            let stop = u64::from(end).min(granule_start + (1 << CODE_SHIFT));
             let bits = self.code_bytes.entry(granule).or_insert_with(|| Box::new([0; 64]));
-            let bit = (addr & ((1 << CODE_SHIFT) - 1)) as usize;
-            bits[bit / 64] |= 1 << (bit % 64);
-            addr = match addr.checked_add(1) {
-                Some(a) => a,
-                None => break,
-            };
+            for bit in (addr - granule_start) as usize..(stop - granule_start) as usize {
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+            addr = stop;
         }
         if start < end {
             for g in (start >> CODE_SHIFT)..=((end - 1) >> CODE_SHIFT) {
@@ -639,5 +640,16 @@ mod tests {
         assert_eq!(mem.code_epoch, before);
         mem.store(0, 0, 0x10e, [1u8, 2]).unwrap();
         assert_eq!(mem.code_epoch, before + 1);
+        // A range across a granule boundary marks both sides, not past it.
+        mem.mark_code(0xffe, 0x1002);
+        let before = mem.code_epoch;
+        mem.store(0, 0, 0x1002, [1u8]).unwrap();
+        mem.store(0, 0, 0xffc, [1u8, 2]).unwrap();
+        assert_eq!(mem.code_epoch, before);
+        mem.store(0, 0, 0x1001, [1u8]).unwrap();
+        assert_eq!(mem.code_epoch, before + 1);
+        mem.mark_code(0xffe, 0x1002);
+        mem.store(0, 0, 0xffe, [1u8]).unwrap();
+        assert_eq!(mem.code_epoch, before + 2);
     }
 }
