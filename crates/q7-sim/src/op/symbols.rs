@@ -75,7 +75,8 @@ impl FunctionTable {
         for f in self.starts.drain(..) {
             match kept.last_mut() {
                 Some(last) if last.address == f.address => {
-                    if (f.size, f.name()) < (last.size, last.name()) {
+                    // Sorted: `f.size >= last.size`; names decide a tie.
+                    if f.size == last.size && f.symbol != last.symbol && f.name() < last.name() {
                         *last = f;
                     }
                 }
