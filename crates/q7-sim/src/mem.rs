@@ -551,6 +551,26 @@ impl Memory {
         })
     }
 
+    /// The bytes `[addr, addr + len)` as `core` sees them, moved out of
+    /// their region rather than copied: the region's buffer becomes the
+    /// result (its head moved out in place, which touches no fresh
+    /// memory), and the region is left empty, so every later access to it
+    /// faults or fails. For collecting a finished run's output.
+    pub fn take_bytes_for(&mut self, core: usize, addr: u32, len: usize) -> Result<Vec<u8>, HostAccessError> {
+        self.host_read_for(core, addr, len)?;
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
+        let region = &mut self.regions[index];
+        let off = (addr - region.base) as usize;
+        let mut data = std::mem::take(&mut region.data);
+        region.size = 0;
+        self.layout_epoch += 1;
+        data.truncate(off + len);
+        data.drain(..off);
+        // Gives back the rest of the region (most of it never touched).
+        data.shrink_to_fit();
+        Ok(data)
+    }
+
     pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {
         let b = self.host_read_for(core, addr, 4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -628,6 +648,18 @@ mod tests {
         let fault = mem.load::<4>(0, 0, 0x9000_4000).unwrap_err();
         assert_eq!(fault.kind, FaultKind::Unmapped);
         assert!(mem.explain_fault(0, &fault).contains("past the end of tcm0"));
+    }
+
+    #[test]
+    fn taking_bytes_empties_the_region() {
+        let mut mem = Memory::new(1);
+        let tensor = mem.add_region("tensor", RegionKind::Tensor, 0xc000_0000, 0x2_0000, Perms::RW, None);
+        mem.host_write(0xc001_0000, &[1, 2, 3, 4, 5]).unwrap();
+        assert!(mem.take_bytes_for(0, 0xc001_fffe, 4).is_err());
+        assert_eq!(mem.take_bytes_for(0, 0xc001_0001, 3).unwrap(), [2, 3, 4]);
+        assert_eq!(mem.regions[tensor].size, 0);
+        assert!(mem.host_read(0xc001_0000, 1).is_err());
+        assert!(mem.load::<1>(0, 0, 0xc000_0000).is_err());
     }
 
     #[test]

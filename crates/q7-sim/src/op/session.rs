@@ -182,8 +182,11 @@ impl OpSession<'_> {
     fn finish(mut self, end: RunEnd) -> Result<OpReport, OpError> {
         self.machine.output.flush();
         let states = self.machine.states.clone();
-        let (output, output_addr) = self.collect_output().unzip();
-        let unwritten_output = self.unwritten(output.as_ref(), output_addr.flatten());
+        let (output, output_addr, output_bytes) = match self.collect_output() {
+            Some((output, addr, bytes)) => (Some(output), addr, Some(bytes)),
+            None => (None, None, None),
+        };
+        let unwritten_output = self.unwritten(output.as_ref(), output_addr);
         let cores = self.machine.cores.len();
         let stats: Vec<CoreStats> = (0..cores)
             .map(|i| {
@@ -244,6 +247,14 @@ impl OpSession<'_> {
             Some(Failure::Fault { .. }) => (0..cores).map(|c| self.machine.mem.describe_map(c)).collect(),
             _ => Vec::new(),
         };
+        // Last: taking the output's bytes empties the region holding them.
+        let mut output = output;
+        if let (Some(output), Some(bytes)) = (output.as_mut(), output_bytes) {
+            output.data = match bytes {
+                TensorBytes::Gathered(data) => data,
+                TensorBytes::Span { addr, len } => self.machine.mem.take_bytes_for(0, addr, len).unwrap_or_default(),
+            };
+        }
         let out = &mut self.machine.output;
         Ok(OpReport {
             function: self.function,
@@ -275,29 +286,32 @@ impl OpSession<'_> {
         (elements > 0).then_some(UnwrittenOutput { elements, of: numel, first })
     }
 
-    /// The tensor core 0 returned, or the destination tensor, and its
-    /// address when it is contiguous.
-    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>)> {
+    /// The tensor core 0 returned, or the destination tensor (its data
+    /// still to be fetched from `TensorBytes`), and its address when it is
+    /// contiguous.
+    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>, TensorBytes)> {
         let mem = &self.machine.mem;
         let result = mem.host_read_u32_for(0, self.images[0].launch_block() + field::RESULT).unwrap_or(0);
         if result != 0 {
-            if let Some((desc, data)) = self.read_tensor(result) {
+            if let Some((desc, bytes)) = self.read_tensor(result) {
                 if desc.data != self.placement.dst {
                     let source = OutputSource::ReturnedTensor;
                     let addr = desc.is_contiguous().then_some(desc.data);
-                    return Some((OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data }, addr));
+                    let output = OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data: Vec::new() };
+                    return Some((output, addr, bytes));
                 }
             }
         }
-        let data = mem.host_read(self.placement.dst, self.placement.dst_bytes as usize).ok()?.to_vec();
+        let (addr, len) = (self.placement.dst, self.placement.dst_bytes as usize);
+        mem.host_read_for(0, addr, len).ok()?;
         let source = OutputSource::DestinationTensor;
-        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data };
-        Some((output, Some(self.placement.dst)))
+        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data: Vec::new() };
+        Some((output, Some(addr), TensorBytes::Span { addr, len }))
     }
 
     /// The tensor the descriptor at `addr` (as core 0 sees it) describes,
     /// strided elements gathered into C order.
-    fn read_tensor(&self, addr: u32) -> Option<(Descriptor, Vec<u8>)> {
+    fn read_tensor(&self, addr: u32) -> Option<(Descriptor, TensorBytes)> {
         let mem = &self.machine.mem;
         let size = q7_target::launch::descriptor::SIZE as usize;
         let desc = Descriptor::decode(mem.host_read_for(0, addr, size).ok()?).ok()?;
@@ -305,8 +319,9 @@ impl OpSession<'_> {
         let elem = desc.dtype.size();
         let bytes = numel.checked_mul(elem).filter(|&b| b <= q7_target::memmap::TENSOR_MAX as usize)?;
         if desc.is_contiguous() {
-            let data = mem.host_read_for(0, desc.data, bytes).ok()?.to_vec();
-            return Some((desc, data));
+            mem.host_read_for(0, desc.data, bytes).ok()?;
+            let span = TensorBytes::Span { addr: desc.data, len: bytes };
+            return Some((desc, span));
         }
         let mut out = Vec::with_capacity(bytes);
         let mut index = vec![0usize; desc.shape.len()];
@@ -322,6 +337,14 @@ impl OpSession<'_> {
                 index[d] = 0;
             }
         }
-        Some((desc, out))
+        Some((desc, TensorBytes::Gathered(out)))
     }
+}
+
+/// Where an output tensor's bytes are: a span of memory core 0 sees (read
+/// and checked, taken only when the report is complete), or already
+/// gathered from strided elements.
+enum TensorBytes {
+    Span { addr: u32, len: usize },
+    Gathered(Vec<u8>),
 }
