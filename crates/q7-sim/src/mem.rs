@@ -162,6 +162,16 @@ struct Page {
     offset: u32,
 }
 
+impl Page {
+    /// How many bytes from the page's start a fast path may read and write
+    /// directly, for a region buffer of `data_len` bytes.
+    fn direct_lengths(self, data_len: usize) -> (u32, u32) {
+        let len = data_len.saturating_sub(self.offset as usize).min(PAGE_SIZE as usize) as u32;
+        let allowed = |f: u8| if self.flags & f != 0 { len } else { 0 };
+        (allowed(flag::READ), allowed(flag::WRITE))
+    }
+}
+
 /// A page table with nothing mapped, from zeroed memory: the allocator hands
 /// out fresh zero pages, so the 512 KiB per core cost nothing until mapped
 /// (writing `Page::default()` 65,536 times did, eight times for 8 cores).
@@ -263,17 +273,6 @@ impl Memory {
         }
     }
 
-    /// The pages `core` has mapped (in no particular order): a walk over
-    /// the regions, not over the 65,536 entries of its table.
-    pub fn mapped_pages(&self, core: usize) -> impl Iterator<Item = usize> + '_ {
-        let table = &self.tables[core];
-        self.regions.iter().enumerate().flat_map(move |(index, region)| {
-            let first = (region.base >> PAGE_SHIFT) as usize;
-            let pages = region.size.div_ceil(PAGE_SIZE) as usize;
-            (first..first + pages).filter(move |&p| table[p].flags != 0 && usize::from(table[p].region) == index)
-        })
-    }
-
     /// The region holding `addr` as seen by `core`.
     pub fn region_for(&self, core: usize, addr: u32) -> Option<usize> {
         let page = self.tables[core][(addr >> PAGE_SHIFT) as usize];
@@ -353,11 +352,28 @@ impl Memory {
             return (std::ptr::null_mut(), 0, 0);
         }
         let data = &mut self.regions[usize::from(page.region)].data;
-        let offset = page.offset as usize;
-        let len = data.len().saturating_sub(offset).min(PAGE_SIZE as usize) as u32;
-        let ptr = data.as_mut_ptr().wrapping_add(offset);
-        let allowed = |f: u8| if page.flags & f != 0 { len } else { 0 };
-        (ptr, allowed(flag::READ), allowed(flag::WRITE))
+        let (read, write) = page.direct_lengths(data.len());
+        (data.as_mut_ptr().wrapping_add(page.offset as usize), read, write)
+    }
+
+    /// Calls `each(index, ptr, read, write)` for every page of `core`'s
+    /// view that [`Memory::host_page`] would give a nonzero length: a walk
+    /// over the mapped regions, not over the 65,536 entries of the table.
+    pub fn for_each_host_page(&mut self, core: usize, mut each: impl FnMut(usize, *mut u8, u32, u32)) {
+        let table = &self.tables[core];
+        for (index, region) in self.regions.iter_mut().enumerate() {
+            let first = (region.base >> PAGE_SHIFT) as usize;
+            for p in first..first + region.size.div_ceil(PAGE_SIZE) as usize {
+                let page = table[p];
+                if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::CHECKED != 0 {
+                    continue;
+                }
+                let (read, write) = page.direct_lengths(region.data.len());
+                if read != 0 || write != 0 {
+                    each(p, region.data.as_mut_ptr().wrapping_add(page.offset as usize), read, write);
+                }
+            }
+        }
     }
 
     /// The region `core` sees at `addr`, as host memory for a fast path:

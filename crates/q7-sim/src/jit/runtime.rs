@@ -37,11 +37,10 @@ impl HostPages {
         }
     }
 
-    /// Rebuilds the table when `mem`'s page tables changed since. Only
-    /// pages `mem` maps for `core` can have host pointers, so the rebuild
-    /// clears what it filled last time and fills those: the zeroed rest of
-    /// the 65,536 entries is never written (nor, unless compiled code
-    /// touches unmapped memory, read).
+    /// Rebuilds the table when `mem`'s page tables changed since: clears
+    /// what it filled last time and fills the pages compiled code may use
+    /// directly; the zeroed rest of the 65,536 entries is never written
+    /// (nor, unless compiled code touches unmapped memory, read).
     pub fn refresh(&mut self, mem: &mut Memory, core: usize) {
         if self.epoch == Some(mem.layout_epoch) {
             return;
@@ -52,21 +51,12 @@ impl HostPages {
             self.write_len[page] = 0;
         }
         self.filled.clear();
-        self.filled.extend(mem.mapped_pages(core));
-        let mut kept = 0;
-        for i in 0..self.filled.len() {
-            let page = self.filled[i];
-            let (ptr, read, write) = mem.host_page(core, page);
-            if read == 0 && write == 0 {
-                continue; // the zero entry already says "slow path"
-            }
+        mem.for_each_host_page(core, |page, ptr, read, write| {
             self.ptrs[page] = ptr;
             self.read_len[page] = read;
             self.write_len[page] = write;
-            self.filled[kept] = page;
-            kept += 1;
-        }
-        self.filled.truncate(kept);
+            self.filled.push(page);
+        });
         self.epoch = Some(mem.layout_epoch);
     }
 
