@@ -91,6 +91,10 @@ pub(super) fn prepare<'lib>(
     }
     let tensor_region =
         mem.add_region("tensor memory", RegionKind::Tensor, TENSOR_BASE, placement.tensor_size, Perms::RW, None);
+    // The inputs and the destination are written whole (the heap slices
+    // after them, sparsely if at all).
+    let dense = (placement.dst + placement.dst_bytes - TENSOR_BASE) as usize;
+    mem.expect_dense(tensor_region, TENSOR_BASE, dense);
     let tensors = || args.iter().filter_map(|a| if let KernelArg::Tensor(t) = a { Some(*t) } else { None });
     for (t, &addr) in tensors().zip(&placement.inputs) {
         mem.host_write(addr, t.data).map_err(launch_err)?;
@@ -108,6 +112,7 @@ pub(super) fn prepare<'lib>(
 
     if opts.checks {
         let mut checker = Checker::new(cores, TENSOR_BASE, placement.tensor_size, TCM_BASE, TCM_SIZE);
+        checker.expect_dense(TENSOR_BASE, dense);
         for (t, &addr) in tensors().zip(&placement.inputs) {
             let owner = Owner::HostTensor { name: t.name.clone(), elem_size: t.dtype.size() as u32, output: false };
             checker.add_live(addr, t.data.len() as u32, owner, true);
