@@ -185,11 +185,11 @@ impl Checker {
     }
 
     /// Says that the shadow of `[start, start + len)` of tensor memory will
-    /// be written densely (see [`crate::mem::advise_dense`]).
+    /// be written densely (see [`crate::dense`]).
     pub fn expect_dense(&mut self, start: u32, len: usize) {
         let off = start.wrapping_sub(self.tensor.base) as usize;
         if let Some(bytes) = self.tensor.writer.get_mut(off..off.saturating_add(len)) {
-            crate::mem::advise_dense(bytes);
+            crate::dense::advise(bytes);
         }
     }
 

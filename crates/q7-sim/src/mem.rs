@@ -172,41 +172,6 @@ impl Page {
     }
 }
 
-/// Asks the kernel to back the whole 2 MiB pages inside `bytes` with huge
-/// pages: for buffers that will be written densely (a large tensor), one
-/// fault per 2 MiB instead of 512. Advice only: nothing changes if refused.
-pub(crate) fn advise_dense(bytes: &mut [u8]) {
-    advise_dense_allocation(bytes.as_mut_ptr(), bytes.len());
-}
-
-/// [`advise_dense`] for a vector's spare capacity (a buffer about to be
-/// filled, such as a large file being read).
-pub(crate) fn advise_dense_spare(buffer: &mut Vec<u8>) {
-    let spare = buffer.spare_capacity_mut();
-    advise_dense_allocation(spare.as_mut_ptr().cast(), spare.len());
-}
-
-/// `[start, start + len)` must lie inside one live allocation.
-fn advise_dense_allocation(start: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let first = (start as usize).next_multiple_of(HUGE);
-        let end = (start as usize + len) & !(HUGE - 1);
-        if first < end {
-            // SAFETY: madvise only advises on the range, which lies inside
-            // a live allocation of ours; MADV_HUGEPAGE moves no data and
-            // frees nothing.
-            #[allow(unsafe_code)]
-            unsafe {
-                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (start, len);
-}
-
 /// A page table with nothing mapped, from zeroed memory: the allocator hands
 /// out fresh zero pages, so the 512 KiB per core cost nothing until mapped
 /// (writing `Page::default()` 65,536 times did, eight times for 8 cores).
@@ -293,12 +258,12 @@ impl Memory {
     }
 
     /// Says that `[addr, addr + len)` of region `index` will be written
-    /// densely (see [`advise_dense`]); ignored outside the region.
+    /// densely (see [`crate::dense`]); ignored outside the region.
     pub fn expect_dense(&mut self, index: usize, addr: u32, len: usize) {
         let region = &mut self.regions[index];
         let off = addr.wrapping_sub(region.base) as usize;
         if let Some(bytes) = region.data.get_mut(off..off.saturating_add(len)) {
-            advise_dense(bytes);
+            crate::dense::advise(bytes);
         }
     }
 
@@ -722,7 +687,7 @@ mod tests {
         mem.expect_dense(tensor, 0xb000_0000, 16);
         assert_eq!(mem.host_read(0xc000_0000, 17).unwrap(), [[7; 16].as_slice(), &[0]].concat());
         let mut buffer = Vec::with_capacity(4 << 20);
-        advise_dense_spare(&mut buffer);
+        crate::dense::advise_spare(&mut buffer);
         buffer.resize(4 << 20, 1u8);
         assert!(buffer.iter().all(|&b| b == 1));
     }
