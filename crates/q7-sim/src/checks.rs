@@ -184,6 +184,15 @@ impl Checker {
         }
     }
 
+    /// Says that the shadow of `[start, start + len)` of tensor memory will
+    /// be written densely (see [`crate::dense`]).
+    pub fn expect_dense(&mut self, start: u32, len: usize) {
+        let off = start.wrapping_sub(self.tensor.base) as usize;
+        if let Some(bytes) = self.tensor.writer.get_mut(off..off.saturating_add(len)) {
+            crate::dense::advise(bytes);
+        }
+    }
+
     /// Declares a live range of tensor memory; `host_written` marks its
     /// bytes as initialised (inputs, metadata).
     pub fn add_live(&mut self, start: u32, len: u32, owner: Owner, host_written: bool) {

@@ -27,7 +27,8 @@
 //!   tensors in and out, the op-running API ([`npy`] reads and writes
 //!   `.npy` files).
 // Unsafe code lives only where compiled code is entered (`jit`, `cpu`'s
-// call into it), each use with its reason.
+// call into it), in `mem`'s zeroed page tables and in `dense` (huge-page
+// advice), each use with its reason.
 #![deny(unsafe_code)]
 
 pub mod alu;
@@ -37,6 +38,7 @@ pub mod checks;
 pub mod config;
 pub mod cost;
 pub mod cpu;
+pub mod dense;
 pub mod firmware;
 #[allow(unsafe_code)]
 pub mod jit;

@@ -162,6 +162,29 @@ struct Page {
     offset: u32,
 }
 
+impl Page {
+    /// How many bytes from the page's start a fast path may read and write
+    /// directly, for a region buffer of `data_len` bytes.
+    fn direct_lengths(self, data_len: usize) -> (u32, u32) {
+        let len = data_len.saturating_sub(self.offset as usize).min(PAGE_SIZE as usize) as u32;
+        let allowed = |f: u8| if self.flags & f != 0 { len } else { 0 };
+        (allowed(flag::READ), allowed(flag::WRITE))
+    }
+}
+
+/// A page table with nothing mapped, from zeroed memory: the allocator hands
+/// out fresh zero pages, so the 512 KiB per core cost nothing until mapped
+/// (writing `Page::default()` 65,536 times did, eight times for 8 cores).
+fn empty_table() -> Box<[Page]> {
+    let table = Box::<[Page]>::new_zeroed_slice(PAGE_COUNT);
+    // SAFETY: `Page` is integers only, so all-zero bytes are a valid
+    // `Page`, and they are `Page::default()` (nothing mapped).
+    #[allow(unsafe_code)]
+    unsafe {
+        table.assume_init()
+    }
+}
+
 /// The whole address space of a machine.
 pub struct Memory {
     pub regions: Vec<Region>,
@@ -181,7 +204,7 @@ pub struct Memory {
 impl Memory {
     /// An address space with `cores` private views and nothing mapped.
     pub fn new(cores: usize) -> Memory {
-        let tables = (0..cores.max(1)).map(|_| vec![Page::default(); PAGE_COUNT].into_boxed_slice()).collect();
+        let tables = (0..cores.max(1)).map(|_| empty_table()).collect();
         Memory {
             regions: Vec::new(),
             tables,
@@ -231,6 +254,16 @@ impl Memory {
             let slot = &mut self.tables[core][page_index as usize];
             assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
             *slot = Page { region: index as u16, flags, offset };
+        }
+    }
+
+    /// Says that `[addr, addr + len)` of region `index` will be written
+    /// densely (see [`crate::dense`]); ignored outside the region.
+    pub fn expect_dense(&mut self, index: usize, addr: u32, len: usize) {
+        let region = &mut self.regions[index];
+        let off = addr.wrapping_sub(region.base) as usize;
+        if let Some(bytes) = region.data.get_mut(off..off.saturating_add(len)) {
+            crate::dense::advise(bytes);
         }
     }
 
@@ -329,11 +362,28 @@ impl Memory {
             return (std::ptr::null_mut(), 0, 0);
         }
         let data = &mut self.regions[usize::from(page.region)].data;
-        let offset = page.offset as usize;
-        let len = data.len().saturating_sub(offset).min(PAGE_SIZE as usize) as u32;
-        let ptr = data.as_mut_ptr().wrapping_add(offset);
-        let allowed = |f: u8| if page.flags & f != 0 { len } else { 0 };
-        (ptr, allowed(flag::READ), allowed(flag::WRITE))
+        let (read, write) = page.direct_lengths(data.len());
+        (data.as_mut_ptr().wrapping_add(page.offset as usize), read, write)
+    }
+
+    /// Calls `each(index, ptr, read, write)` for every page of `core`'s
+    /// view that [`Memory::host_page`] would give a nonzero length: a walk
+    /// over the mapped regions, not over the 65,536 entries of the table.
+    pub fn for_each_host_page(&mut self, core: usize, mut each: impl FnMut(usize, *mut u8, u32, u32)) {
+        let table = &self.tables[core];
+        for (index, region) in self.regions.iter_mut().enumerate() {
+            let first = (region.base >> PAGE_SHIFT) as usize;
+            for p in first..first + region.size.div_ceil(PAGE_SIZE) as usize {
+                let page = table[p];
+                if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::CHECKED != 0 {
+                    continue;
+                }
+                let (read, write) = page.direct_lengths(region.data.len());
+                if read != 0 || write != 0 {
+                    each(p, region.data.as_mut_ptr().wrapping_add(page.offset as usize), read, write);
+                }
+            }
+        }
     }
 
     /// The region `core` sees at `addr`, as host memory for a fast path:
@@ -420,16 +470,17 @@ impl Memory {
 
     /// Records that `[start, end)` is decoded into a cached block.
     pub fn mark_code(&mut self, start: u32, end: u32) {
-        let mut addr = start;
-        while addr < end {
-            let granule = addr >> CODE_SHIFT;
+        // One map lookup per granule the range touches, not per byte.
+        let mut addr = u64::from(start);
+        while addr < u64::from(end) {
+            let granule = (addr >> CODE_SHIFT) as u32;
+            let granule_start = u64::from(granule) << CODE_SHIFT;
+            let stop = u64::from(end).min(granule_start + (1 << CODE_SHIFT));
             let bits = self.code_bytes.entry(granule).or_insert_with(|| Box::new([0; 64]));
-            let bit = (addr & ((1 << CODE_SHIFT) - 1)) as usize;
-            bits[bit / 64] |= 1 << (bit % 64);
-            addr = match addr.checked_add(1) {
-                Some(a) => a,
-                None => break,
-            };
+            for bit in (addr - granule_start) as usize..(stop - granule_start) as usize {
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+            addr = stop;
         }
         if start < end {
             for g in (start >> CODE_SHIFT)..=((end - 1) >> CODE_SHIFT) {
@@ -441,8 +492,13 @@ impl Memory {
     /// Forgets every decoded byte (the block caches flush on the new epoch).
     fn forget_code(&mut self) {
         self.code_epoch += 1;
-        self.code_bytes.clear();
-        self.code_granules.fill(0);
+        // Granule bits are set only with `code_bytes` entries: with none,
+        // the 128 KiB bitmap is already clear (the loader's many host
+        // writes come before anything is decoded).
+        if !self.code_bytes.is_empty() {
+            self.code_bytes.clear();
+            self.code_granules.fill(0);
+        }
     }
 
     fn note_code_write(&mut self, addr: u32, size: u32) {
@@ -519,6 +575,26 @@ impl Memory {
             addr,
             region: region.name.clone(),
         })
+    }
+
+    /// The bytes `[addr, addr + len)` as `core` sees them, moved out of
+    /// their region rather than copied: the region's buffer becomes the
+    /// result (its head moved out in place, which touches no fresh
+    /// memory), and the region is left empty, so every later access to it
+    /// faults or fails. For collecting a finished run's output.
+    pub fn take_bytes_for(&mut self, core: usize, addr: u32, len: usize) -> Result<Vec<u8>, HostAccessError> {
+        self.host_read_for(core, addr, len)?;
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
+        let region = &mut self.regions[index];
+        let off = (addr - region.base) as usize;
+        let mut data = std::mem::take(&mut region.data);
+        region.size = 0;
+        self.layout_epoch += 1;
+        data.truncate(off + len);
+        data.drain(..off);
+        // Gives back the rest of the region (most of it never touched).
+        data.shrink_to_fit();
+        Ok(data)
     }
 
     pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {
@@ -601,6 +677,34 @@ mod tests {
     }
 
     #[test]
+    fn dense_advice_keeps_contents_and_ignores_bad_ranges() {
+        let mut mem = Memory::new(1);
+        let size = 8 << 20;
+        let tensor = mem.add_region("tensor", RegionKind::Tensor, 0xc000_0000, size, Perms::RW, None);
+        mem.host_write(0xc000_0000, &[7; 16]).unwrap();
+        mem.expect_dense(tensor, 0xc000_0000, size as usize);
+        mem.expect_dense(tensor, 0xc000_0000, usize::MAX);
+        mem.expect_dense(tensor, 0xb000_0000, 16);
+        assert_eq!(mem.host_read(0xc000_0000, 17).unwrap(), [[7; 16].as_slice(), &[0]].concat());
+        let mut buffer = Vec::with_capacity(4 << 20);
+        crate::dense::advise_spare(&mut buffer);
+        buffer.resize(4 << 20, 1u8);
+        assert!(buffer.iter().all(|&b| b == 1));
+    }
+
+    #[test]
+    fn taking_bytes_empties_the_region() {
+        let mut mem = Memory::new(1);
+        let tensor = mem.add_region("tensor", RegionKind::Tensor, 0xc000_0000, 0x2_0000, Perms::RW, None);
+        mem.host_write(0xc001_0000, &[1, 2, 3, 4, 5]).unwrap();
+        assert!(mem.take_bytes_for(0, 0xc001_fffe, 4).is_err());
+        assert_eq!(mem.take_bytes_for(0, 0xc001_0001, 3).unwrap(), [2, 3, 4]);
+        assert_eq!(mem.regions[tensor].size, 0);
+        assert!(mem.host_read(0xc001_0000, 1).is_err());
+        assert!(mem.load::<1>(0, 0, 0xc000_0000).is_err());
+    }
+
+    #[test]
     fn code_writes_bump_the_epoch() {
         let mut mem = Memory::new(1);
         mem.add_region("ram", RegionKind::Ram, 0, 0x20000, Perms::RWX, None);
@@ -610,5 +714,16 @@ mod tests {
         assert_eq!(mem.code_epoch, before);
         mem.store(0, 0, 0x10e, [1u8, 2]).unwrap();
         assert_eq!(mem.code_epoch, before + 1);
+        // A range across a granule boundary marks both sides, not past it.
+        mem.mark_code(0xffe, 0x1002);
+        let before = mem.code_epoch;
+        mem.store(0, 0, 0x1002, [1u8]).unwrap();
+        mem.store(0, 0, 0xffc, [1u8, 2]).unwrap();
+        assert_eq!(mem.code_epoch, before);
+        mem.store(0, 0, 0x1001, [1u8]).unwrap();
+        assert_eq!(mem.code_epoch, before + 1);
+        mem.mark_code(0xffe, 0x1002);
+        mem.store(0, 0, 0xffe, [1u8]).unwrap();
+        assert_eq!(mem.code_epoch, before + 2);
     }
 }

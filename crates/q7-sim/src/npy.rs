@@ -54,6 +54,42 @@ const MAGIC: &[u8] = b"\x93NUMPY";
 
 /// Parses a `.npy` file. Errors are one line.
 pub fn read(bytes: &[u8]) -> Result<Array, String> {
+    let layout = parse(bytes)?;
+    let data = bytes[layout.body..layout.body + layout.size].to_vec();
+    Ok(layout.into_array(data))
+}
+
+/// [`read`] that keeps the file's buffer as the array's data (the header
+/// moved out in place): no second buffer the size of the tensor.
+pub fn read_owned(mut bytes: Vec<u8>) -> Result<Array, String> {
+    let layout = parse(&bytes)?;
+    bytes.truncate(layout.body + layout.size);
+    bytes.drain(..layout.body);
+    Ok(layout.into_array(bytes))
+}
+
+/// Where a `.npy` file's data is and what it holds.
+struct Layout {
+    dtype: DType,
+    shape: Vec<usize>,
+    big_endian: bool,
+    /// Offset of the data, and its size in bytes (the file has at least that).
+    body: usize,
+    size: usize,
+}
+
+impl Layout {
+    fn into_array(self, mut data: Vec<u8>) -> Array {
+        if self.big_endian && self.dtype.size() > 1 {
+            for element in data.chunks_exact_mut(self.dtype.size()) {
+                element.reverse();
+            }
+        }
+        Array { dtype: self.dtype, shape: self.shape, data }
+    }
+}
+
+fn parse(bytes: &[u8]) -> Result<Layout, String> {
     if bytes.len() < 10 || &bytes[..6] != MAGIC {
         return Err("not a .npy file (no \\x93NUMPY magic)".into());
     }
@@ -80,17 +116,11 @@ pub fn read(bytes: &[u8]) -> Result<Array, String> {
     let (dtype, big_endian) = parse_descr(descr)?;
     let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or("shape overflows")?;
     let size = count.checked_mul(dtype.size()).ok_or("data size overflows")?;
-    let body = &bytes[start + header_len..];
-    if body.len() < size {
-        return Err(format!("{} data bytes for shape {shape:?} of {dtype}, need {size}", body.len()));
+    let body = start + header_len;
+    if bytes.len() - body < size {
+        return Err(format!("{} data bytes for shape {shape:?} of {dtype}, need {size}", bytes.len() - body));
     }
-    let mut data = body[..size].to_vec();
-    if big_endian && dtype.size() > 1 {
-        for element in data.chunks_exact_mut(dtype.size()) {
-            element.reverse();
-        }
-    }
-    Ok(Array { dtype, shape, data })
+    Ok(Layout { dtype, shape, big_endian, body, size })
 }
 
 /// The text after `'key':` up to the next top-level comma or brace.
@@ -149,17 +179,25 @@ fn parse_descr(descr: &str) -> Result<(DType, bool), String> {
 
 /// Serialises an array as a version 1.0 `.npy` (2.0 if the header needs it).
 pub fn write(array: &Array) -> Vec<u8> {
-    let shape = match array.shape.len() {
-        1 => format!("({},)", array.shape[0]),
-        _ => format!("({})", array.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    let mut out = header(array.dtype, &array.shape);
+    out.extend_from_slice(&array.data);
+    out
+}
+
+/// The bytes of a `.npy` file before its data: a writer can follow them
+/// with the data from wherever it is, without assembling one buffer.
+pub fn header(dtype: DType, shape: &[usize]) -> Vec<u8> {
+    let shape = match shape.len() {
+        1 => format!("({},)", shape[0]),
+        _ => format!("({})", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
     };
-    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", descr(array.dtype));
+    let dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", descr(dtype));
     // The header (magic, version, length, dict, padding, '\n') is a multiple of 64.
-    let mut out = Vec::with_capacity(array.data.len() + 128);
     let unpadded = dict.len() + 1;
     let (version, prefix) = if unpadded + 10 <= 65535 { (1u8, 10) } else { (2u8, 12) };
     let total = (prefix + unpadded).div_ceil(64) * 64;
     let header_len = total - prefix;
+    let mut out = Vec::with_capacity(total);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[version, 0]);
     if version == 1 {
@@ -170,7 +208,6 @@ pub fn write(array: &Array) -> Vec<u8> {
     out.extend_from_slice(dict.as_bytes());
     out.resize(total - 1, b' ');
     out.push(b'\n');
-    out.extend_from_slice(&array.data);
     out
 }
 
@@ -185,6 +222,8 @@ mod tests {
             let bytes = write(&array);
             assert_eq!(bytes.len() % 64, 6 * dtype.size() % 64);
             assert_eq!(read(&bytes).unwrap(), array, "{dtype}");
+            assert_eq!(bytes[..bytes.len() - array.data.len()], header(dtype, &array.shape), "{dtype}");
+            assert_eq!(read_owned(bytes).unwrap(), array, "{dtype}");
         }
     }
 
@@ -204,6 +243,9 @@ mod tests {
         let array = read(&file).unwrap();
         assert_eq!((array.dtype, array.shape.clone()), (DType::I16, vec![2]));
         assert_eq!(array.data, [0x02, 0x01, 0xfe, 0xff]);
+        // Bytes past the data are ignored by both readers.
+        file.push(0x55);
+        assert_eq!(read_owned(file).unwrap(), array);
     }
 
     #[test]
@@ -212,6 +254,7 @@ mod tests {
         let mut bad = write(&Array::from_f32(vec![4], &[1.0, 2.0, 3.0, 4.0]));
         bad.truncate(bad.len() - 1);
         assert!(read(&bad).unwrap_err().contains("need 16"));
+        assert!(read_owned(bad).unwrap_err().contains("need 16"));
         let mut fortran = write(&Array::from_f32(vec![1], &[1.0]));
         let at = fortran.windows(5).position(|w| w == b"False").unwrap();
         fortran[at..at + 5].copy_from_slice(b"True ");

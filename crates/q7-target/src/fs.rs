@@ -18,6 +18,12 @@ use std::path::Path;
 /// two calls a reader finds no file, never a partial one (GNU ld, by
 /// contrast, unlinks and then writes in place).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_parts(path, &[bytes])
+}
+
+/// [`write_atomic`] of the concatenation of `parts` (a header and a large
+/// body kept where they are, not copied into one buffer first).
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -32,7 +38,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    for part in parts {
+        tmp.write_all(part)?;
+    }
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
@@ -53,6 +61,8 @@ mod tests {
         write_atomic(&path, b"first").unwrap();
         write_atomic(&path, b"second").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        write_atomic_parts(&path, &[b"head", b"", b"body"]).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"headbody");
         let names: Vec<_> =
             std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["out.so"]);

@@ -16,7 +16,12 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
 /// Writes a file atomically ([`q7_target::fs::write_atomic`]: temp file +
 /// rename in the same directory), creating parent directories as needed.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    q7_target::fs::write_atomic(path, bytes).with_context(|| format!("{}: cannot write", path.display()))
+    write_output_parts(path, &[bytes])
+}
+
+/// [`write_output`] of the concatenation of `parts`, without joining them.
+pub fn write_output_parts(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    q7_target::fs::write_atomic_parts(path, parts).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 /// Prints a value as pretty JSON on stdout.

@@ -16,6 +16,8 @@ pub struct HostPages {
     write_len: Box<[u32]>,
     /// `Memory::layout_epoch` the table was built from.
     epoch: Option<u64>,
+    /// The entries that are not zero: a rebuild clears only these.
+    filled: Vec<usize>,
 }
 
 impl Default for HostPages {
@@ -31,20 +33,30 @@ impl HostPages {
             read_len: vec![0; PAGES].into_boxed_slice(),
             write_len: vec![0; PAGES].into_boxed_slice(),
             epoch: None,
+            filled: Vec::new(),
         }
     }
 
-    /// Rebuilds the table when `mem`'s page tables changed since.
+    /// Rebuilds the table when `mem`'s page tables changed since: clears
+    /// what it filled last time and fills the pages compiled code may use
+    /// directly; the zeroed rest of the 65,536 entries is never written
+    /// (nor, unless compiled code touches unmapped memory, read).
     pub fn refresh(&mut self, mem: &mut Memory, core: usize) {
         if self.epoch == Some(mem.layout_epoch) {
             return;
         }
-        for page in 0..PAGES {
-            let (ptr, read, write) = mem.host_page(core, page);
+        for &page in &self.filled {
+            self.ptrs[page] = std::ptr::null_mut();
+            self.read_len[page] = 0;
+            self.write_len[page] = 0;
+        }
+        self.filled.clear();
+        mem.for_each_host_page(core, |page, ptr, read, write| {
             self.ptrs[page] = ptr;
             self.read_len[page] = read;
             self.write_len[page] = write;
-        }
+            self.filled.push(page);
+        });
         self.epoch = Some(mem.layout_epoch);
     }
 
@@ -182,5 +194,45 @@ pub(super) extern "C" fn slow_store(ctx: *mut JitCtx, addr: u32, size: u32, valu
         Err(_) => STORE_FAULT,
         Ok(()) if mem.code_epoch != epoch => STORE_HIT_CODE,
         Ok(()) => STORE_DONE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{Perms, RegionKind, PAGE_SIZE};
+
+    /// Every entry agrees with `Memory::host_page`, the page-by-page
+    /// definition, where a length allows a direct access.
+    fn assert_matches(pages: &HostPages, mem: &mut Memory, core: usize) {
+        for page in 0..PAGES {
+            let (ptr, read, write) = mem.host_page(core, page);
+            assert_eq!((pages.read_len[page], pages.write_len[page]), (read, write), "page {page:#x}");
+            if read != 0 || write != 0 {
+                assert_eq!(pages.ptrs[page], ptr, "page {page:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn refresh_fills_mapped_pages_and_clears_what_changed() {
+        let mut mem = Memory::new(2);
+        mem.add_region("rom", RegionKind::Rom, 0, 0x1000, Perms::RX, None);
+        mem.add_region("tcm0", RegionKind::Tcm { core: 0 }, 0x9000_0000, 0x4000, Perms::RW, Some(&[0]));
+        let tensor = mem.add_region("tensor", RegionKind::Tensor, 0xc000_0000, 0x3_0000, Perms::RW, None);
+        let mut pages = HostPages::new();
+        pages.refresh(&mut mem, 0);
+        assert_matches(&pages, &mut mem, 0);
+        assert_eq!(pages.write_len[0xc000_0000 >> PAGE_SHIFT], PAGE_SIZE);
+        // Watched pages go back to the slow path on the next refresh.
+        mem.watch_region(tensor);
+        pages.refresh(&mut mem, 0);
+        assert_matches(&pages, &mut mem, 0);
+        assert_eq!(pages.write_len[0xc000_0000 >> PAGE_SHIFT], 0);
+        // Core 1 does not see core 0's TCM.
+        let mut other = HostPages::new();
+        other.refresh(&mut mem, 1);
+        assert_matches(&other, &mut mem, 1);
+        assert_eq!(other.read_len[0x9000_0000 >> PAGE_SHIFT], 0);
     }
 }

@@ -34,6 +34,7 @@ pub fn read_regular_file(path: &Path, limit: u64, what: &'static str) -> Result<
         return Err(OpError::TooLarge { path: path.to_path_buf(), size: meta.len(), limit, what });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
+    crate::dense::advise_spare(&mut bytes);
     // `take` guards against a file that grows while it is read.
     File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes)).map_err(read_err)?;
     if bytes.len() as u64 > limit {

@@ -62,6 +62,7 @@ impl OpImage {
     pub fn add_symbols_from(&mut self, elf: &[u8], delta: u32) {
         let Ok(file) = q7_elf::ElfFile::parse(elf) else { return };
         let Ok(symbols) = file.symbols() else { return };
+        self.symbols.reserve(symbols.len());
         for sym in symbols {
             // Defined symbols of types NOTYPE, OBJECT and FUNC only.
             if sym.shndx == 0 || sym.kind() > 2 || sym.name.is_empty() {
@@ -71,7 +72,10 @@ impl OpImage {
             if sym.kind() == 2 {
                 self.functions.add(value, sym.size, &sym.name);
             }
-            self.symbols.entry(sym.name.into_owned()).or_insert(value);
+            // The first definition of a name wins (the image's before a sibling's).
+            if !self.symbols.contains_key(sym.name.as_ref()) {
+                self.symbols.insert(sym.name.into_owned(), value);
+            }
         }
         self.functions.finish();
         if self.debug.is_none() && file.section_by_name(".debug_line").is_some() {

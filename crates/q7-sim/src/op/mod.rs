@@ -164,7 +164,7 @@ impl OpLibrary {
         function: &str,
         args: &'v [ArgValue<'v>],
         opts: &OpOptions,
-    ) -> Result<OpSession, OpError> {
+    ) -> Result<OpSession<'_>, OpError> {
         let entry = self.entry(function);
         if entry.is_none() && opts.function_index.is_none() {
             if let Some(entries) = &self.schemas {

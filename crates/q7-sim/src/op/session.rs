@@ -25,9 +25,11 @@ use crate::output::OutputMode;
 use crate::{firmware, SimError};
 
 /// A loaded machine, ready to run one launch.
-pub struct OpSession {
+pub struct OpSession<'lib> {
     pub machine: Machine,
-    images: Vec<OpImage>,
+    /// The library's images (borrowed: a run does not copy their bytes
+    /// and symbol tables).
+    images: &'lib [OpImage],
     function: String,
     op: Option<String>,
     function_index: u32,
@@ -42,14 +44,14 @@ fn launch_err(e: crate::mem::HostAccessError) -> OpError {
 
 /// Loads `images` (one per core: SPMD windows, or one single-core window),
 /// places the arguments and writes the launch blocks.
-pub(super) fn prepare(
-    images: &[OpImage],
+pub(super) fn prepare<'lib>(
+    images: &'lib [OpImage],
     function: &str,
     op: Option<String>,
     function_index: Option<u32>,
     args: &[KernelArg],
     opts: &OpOptions,
-) -> Result<OpSession, OpError> {
+) -> Result<OpSession<'lib>, OpError> {
     let started = Instant::now();
     let cores = images.len();
     if cores == 0 || cores > 8 {
@@ -89,6 +91,10 @@ pub(super) fn prepare(
     }
     let tensor_region =
         mem.add_region("tensor memory", RegionKind::Tensor, TENSOR_BASE, placement.tensor_size, Perms::RW, None);
+    // The inputs and the destination are written whole (the heap slices
+    // after them, sparsely if at all).
+    let dense = (placement.dst + placement.dst_bytes - TENSOR_BASE) as usize;
+    mem.expect_dense(tensor_region, TENSOR_BASE, dense);
     let tensors = || args.iter().filter_map(|a| if let KernelArg::Tensor(t) = a { Some(*t) } else { None });
     for (t, &addr) in tensors().zip(&placement.inputs) {
         mem.host_write(addr, t.data).map_err(launch_err)?;
@@ -106,6 +112,7 @@ pub(super) fn prepare(
 
     if opts.checks {
         let mut checker = Checker::new(cores, TENSOR_BASE, placement.tensor_size, TCM_BASE, TCM_SIZE);
+        checker.expect_dense(TENSOR_BASE, dense);
         for (t, &addr) in tensors().zip(&placement.inputs) {
             let owner = Owner::HostTensor { name: t.name.clone(), elem_size: t.dtype.size() as u32, output: false };
             checker.add_live(addr, t.data.len() as u32, owner, true);
@@ -149,19 +156,10 @@ pub(super) fn prepare(
         core.cpu.pc = img.entry;
         core.cpu.stack_guard = Some(StackGuard { window_base: img.window.base(), floor: img.end() });
     }
-    Ok(OpSession {
-        machine,
-        images: images.to_vec(),
-        function: function.to_string(),
-        op,
-        function_index,
-        placement,
-        dst,
-        started,
-    })
+    Ok(OpSession { machine, images, function: function.to_string(), op, function_index, placement, dst, started })
 }
 
-impl OpSession {
+impl OpSession<'_> {
     /// Runs all cores and collects the output.
     pub fn run(mut self) -> Result<OpReport, OpError> {
         let end = self.machine.run();
@@ -172,13 +170,13 @@ impl OpSession {
     /// memory-class model (`crate::cost::MODEL`) and filed per call stack.
     /// The report's per-core cycles are then the model's.
     pub fn run_profiled(mut self) -> Result<(OpReport, OpProfile), OpError> {
-        for (core, image) in self.machine.cores.iter_mut().zip(&self.images) {
+        for (core, image) in self.machine.cores.iter_mut().zip(self.images) {
             core.profile = Some(profile::collector(image));
         }
         let end = self.machine.run();
         let collected: Vec<_> =
             self.machine.cores.iter_mut().filter_map(|core| core.profile.take()).map(|p| *p).collect();
-        let summary = profile::summarize(&self.images, &collected);
+        let summary = profile::summarize(self.images, &collected);
         let mut report = self.finish(end)?;
         for (stats, row) in report.stats.iter_mut().zip(&summary.cores) {
             stats.cycles = row.costs.cycles.round() as u64;
@@ -189,8 +187,11 @@ impl OpSession {
     fn finish(mut self, end: RunEnd) -> Result<OpReport, OpError> {
         self.machine.output.flush();
         let states = self.machine.states.clone();
-        let (output, output_addr) = self.collect_output().unzip();
-        let unwritten_output = self.unwritten(output.as_ref(), output_addr.flatten());
+        let (output, output_addr, output_bytes) = match self.collect_output() {
+            Some((output, addr, bytes)) => (Some(output), addr, Some(bytes)),
+            None => (None, None, None),
+        };
+        let unwritten_output = self.unwritten(output.as_ref(), output_addr);
         let cores = self.machine.cores.len();
         let stats: Vec<CoreStats> = (0..cores)
             .map(|i| {
@@ -251,6 +252,14 @@ impl OpSession {
             Some(Failure::Fault { .. }) => (0..cores).map(|c| self.machine.mem.describe_map(c)).collect(),
             _ => Vec::new(),
         };
+        // Last: taking the output's bytes empties the region holding them.
+        let mut output = output;
+        if let (Some(output), Some(bytes)) = (output.as_mut(), output_bytes) {
+            output.data = match bytes {
+                TensorBytes::Gathered(data) => data,
+                TensorBytes::Span { addr, len } => self.machine.mem.take_bytes_for(0, addr, len).unwrap_or_default(),
+            };
+        }
         let out = &mut self.machine.output;
         Ok(OpReport {
             function: self.function,
@@ -282,29 +291,32 @@ impl OpSession {
         (elements > 0).then_some(UnwrittenOutput { elements, of: numel, first })
     }
 
-    /// The tensor core 0 returned, or the destination tensor, and its
-    /// address when it is contiguous.
-    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>)> {
+    /// The tensor core 0 returned, or the destination tensor (its data
+    /// still to be fetched from `TensorBytes`), and its address when it is
+    /// contiguous.
+    fn collect_output(&self) -> Option<(OutputTensor, Option<u32>, TensorBytes)> {
         let mem = &self.machine.mem;
         let result = mem.host_read_u32_for(0, self.images[0].launch_block() + field::RESULT).unwrap_or(0);
         if result != 0 {
-            if let Some((desc, data)) = self.read_tensor(result) {
+            if let Some((desc, bytes)) = self.read_tensor(result) {
                 if desc.data != self.placement.dst {
                     let source = OutputSource::ReturnedTensor;
                     let addr = desc.is_contiguous().then_some(desc.data);
-                    return Some((OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data }, addr));
+                    let output = OutputTensor { dtype: desc.dtype, shape: desc.shape, source, data: Vec::new() };
+                    return Some((output, addr, bytes));
                 }
             }
         }
-        let data = mem.host_read(self.placement.dst, self.placement.dst_bytes as usize).ok()?.to_vec();
+        let (addr, len) = (self.placement.dst, self.placement.dst_bytes as usize);
+        mem.host_read_for(0, addr, len).ok()?;
         let source = OutputSource::DestinationTensor;
-        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data };
-        Some((output, Some(self.placement.dst)))
+        let output = OutputTensor { dtype: self.dst.dtype, shape: self.dst.shape.clone(), source, data: Vec::new() };
+        Some((output, Some(addr), TensorBytes::Span { addr, len }))
     }
 
     /// The tensor the descriptor at `addr` (as core 0 sees it) describes,
     /// strided elements gathered into C order.
-    fn read_tensor(&self, addr: u32) -> Option<(Descriptor, Vec<u8>)> {
+    fn read_tensor(&self, addr: u32) -> Option<(Descriptor, TensorBytes)> {
         let mem = &self.machine.mem;
         let size = q7_target::launch::descriptor::SIZE as usize;
         let desc = Descriptor::decode(mem.host_read_for(0, addr, size).ok()?).ok()?;
@@ -312,8 +324,9 @@ impl OpSession {
         let elem = desc.dtype.size();
         let bytes = numel.checked_mul(elem).filter(|&b| b <= q7_target::memmap::TENSOR_MAX as usize)?;
         if desc.is_contiguous() {
-            let data = mem.host_read_for(0, desc.data, bytes).ok()?.to_vec();
-            return Some((desc, data));
+            mem.host_read_for(0, desc.data, bytes).ok()?;
+            let span = TensorBytes::Span { addr: desc.data, len: bytes };
+            return Some((desc, span));
         }
         let mut out = Vec::with_capacity(bytes);
         let mut index = vec![0usize; desc.shape.len()];
@@ -329,6 +342,14 @@ impl OpSession {
                 index[d] = 0;
             }
         }
-        Some((desc, out))
+        Some((desc, TensorBytes::Gathered(out)))
     }
+}
+
+/// Where an output tensor's bytes are: a span of memory core 0 sees (read
+/// and checked, taken only when the report is complete), or already
+/// gathered from strided elements.
+enum TensorBytes {
+    Span { addr: u32, len: usize },
+    Gathered(Vec<u8>),
 }

@@ -3,7 +3,7 @@
 //! table when the op was built with `-g`.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use q7_elf::ElfFile;
 
@@ -41,18 +41,49 @@ impl fmt::Display for CodeLocation {
 /// The function symbols of an image, sorted by address.
 #[derive(Clone, Debug, Default)]
 pub struct FunctionTable {
-    starts: Vec<(u32, u32, String)>,
+    starts: Vec<Function>,
+}
+
+/// A function symbol; its C++ name is demangled when first asked for (an
+/// image has hundreds of symbols, a run names a few pcs at most, and
+/// demangling them all was most of opening an 8-core op).
+#[derive(Clone, Debug)]
+struct Function {
+    address: u32,
+    size: u32,
+    symbol: String,
+    demangled: OnceLock<String>,
+}
+
+impl Function {
+    fn name(&self) -> &str {
+        self.demangled.get_or_init(|| demangle(&self.symbol))
+    }
 }
 
 impl FunctionTable {
-    /// Adds a function; C++ names are kept demangled.
     pub fn add(&mut self, address: u32, size: u32, name: &str) {
-        self.starts.push((address, size, demangle(name)));
+        self.starts.push(Function { address, size, symbol: name.to_string(), demangled: OnceLock::new() });
     }
 
+    /// Sorts by address and keeps one symbol per address: the one with
+    /// the smallest size, then the first demangled name (only symbols that
+    /// share an address are demangled here).
     pub fn finish(&mut self) {
-        self.starts.sort();
-        self.starts.dedup_by_key(|s| s.0);
+        self.starts.sort_by_key(|f| (f.address, f.size));
+        let mut kept: Vec<Function> = Vec::with_capacity(self.starts.len());
+        for f in self.starts.drain(..) {
+            match kept.last_mut() {
+                Some(last) if last.address == f.address => {
+                    // Sorted: `f.size >= last.size`; names decide a tie.
+                    if f.size == last.size && f.symbol != last.symbol && f.name() < last.name() {
+                        *last = f;
+                    }
+                }
+                _ => kept.push(f),
+            }
+        }
+        self.starts = kept;
     }
 
     /// Entry addresses of the functions named `name` (demangled, without
@@ -62,16 +93,16 @@ impl FunctionTable {
             let head = full.split('(').next().unwrap_or(full);
             head.rsplit("::").next().unwrap_or(head).to_string()
         };
-        self.starts.iter().filter(|s| base(&s.2) == name).map(|s| s.0).collect()
+        self.starts.iter().filter(|f| base(f.name()) == name).map(|f| f.address).collect()
     }
 
     /// The function whose symbol is at or below `pc` (and, when the symbol
-    /// has a size, covers it).
+    /// has a size, covers it), demangled.
     pub fn containing(&self, pc: u32) -> Option<(&str, u32)> {
-        let at = self.starts.partition_point(|s| s.0 <= pc).checked_sub(1)?;
-        let (start, size, name) = &self.starts[at];
-        let offset = pc - start;
-        (*size == 0 || offset < *size).then_some((name.as_str(), offset))
+        let at = self.starts.partition_point(|f| f.address <= pc).checked_sub(1)?;
+        let f = &self.starts[at];
+        let offset = pc - f.address;
+        (f.size == 0 || offset < f.size).then(|| (f.name(), offset))
     }
 }
 
@@ -138,6 +169,17 @@ mod tests {
         assert_eq!(t.containing(0x2ff), Some(("b", 0xff)));
         assert_eq!(t.containing(0xff), None);
         assert_eq!(t.containing(0x302), Some(("poke(int volatile*, int)", 2)));
+        // One symbol per address: the smallest size, then the first
+        // demangled name (`_Z5bravov` sorts first mangled, `bravo()` after `a_alias`).
+        t.add(0x400, 4, "_Z5bravov");
+        t.add(0x400, 4, "a_alias");
+        t.add(0x500, 8, "big");
+        t.add(0x500, 0, "zero");
+        t.finish();
+        assert_eq!(t.containing(0x400), Some(("a_alias", 0)));
+        assert_eq!(t.containing(0x508), Some(("zero", 8)));
+        assert_eq!(t.entries_named("bravo"), Vec::<u32>::new());
+        assert_eq!(t.entries_named("poke"), vec![0x300]);
         let loc = CodeLocation { pc: 0x110, function: Some(("a".into(), 0x10)), source: Some(("op.cpp".into(), 7)) };
         assert_eq!(loc.to_string(), "a+0x10 at op.cpp:7");
     }

@@ -229,7 +229,7 @@ pub(super) fn read_inputs(args: &Args) -> Result<Vec<Array>> {
         .iter()
         .map(|path| {
             let bytes = q7_sim::op::read_regular_file(path, MAX_NPY, "a .npy input")?;
-            npy::read(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+            npy::read_owned(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
         })
         .collect()
 }
@@ -311,8 +311,9 @@ fn flag_for(kind: ArgKind) -> &'static str {
 /// Writes the output and prints what the flags ask; an error for a failed run.
 pub fn finish(args: &Args, report: OpReport, profile: Option<&OpProfile>) -> Result<()> {
     if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
-        let array = Array { dtype: output.dtype, shape: output.shape.clone(), data: output.data.clone() };
-        crate::io::write_output(path, &npy::write(&array))?;
+        // The header, then the data from the report: no copy of the tensor.
+        let header = npy::header(output.dtype, &output.shape);
+        crate::io::write_output_parts(path, &[&header, &output.data])?;
     }
     if args.json {
         crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref() })?;
