@@ -74,7 +74,8 @@ pub struct JitCtx {
     pub taken: u32,
     /// CPENABLE: FP ops leave to the interpreter when coprocessor 0 is off.
     pub cpenable: u32,
-    _pad: u32,
+    /// FCR: FP arithmetic runs inline only in round-to-nearest.
+    pub fcr: u32,
     /// Loop shape: iterations to run, and iterations completed.
     pub iterations: u64,
     pub done: u64,
@@ -115,7 +116,7 @@ impl JitCtx {
             next_pc: 0,
             taken: 0,
             cpenable: 0,
-            _pad: 0,
+            fcr: 0,
             iterations: 0,
             done: 0,
             pages: std::ptr::null(),
