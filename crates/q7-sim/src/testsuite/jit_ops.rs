@@ -539,11 +539,13 @@ fn fp_arithmetic_agrees() {
     }
 }
 
-/// `x`'s bits moved by up to two ulps either way (the sign kept).
+/// `x`'s bits moved by up to two ulps either way (the sign kept; either
+/// sign for zero, so exact zero results of both signs come up).
 fn near(rng: &mut Rng, x: f32) -> u32 {
     let bits = x.to_bits();
     let moved = (bits & 0x7fff_ffff).saturating_add_signed(rng.below(5) as i32 - 2).min(0x7f80_0000);
-    bits & 0x8000_0000 | moved
+    let sign = if x == 0.0 { (rng.below(2) as u32) << 31 } else { bits & 0x8000_0000 };
+    sign | moved
 }
 
 /// Operands aimed at the fast path's boundaries: for a random `x`, the `y`
@@ -562,7 +564,10 @@ fn fp_arithmetic_near_the_boundaries_agrees() {
         for k in 0..5u8 {
             let (d, b, c) = (3 * k, 3 * k + 1, 3 * k + 2);
             let kind = [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS][rng.below(5)];
-            let x = f32::from_bits(arith_value(&mut rng) & 0x7fff_ffff) * if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            let x = match rng.below(8) {
+                0 => 0.0,
+                _ => f32::from_bits(arith_value(&mut rng) & 0x7fff_ffff),
+            } * if rng.below(2) == 0 { 1.0 } else { -1.0 };
             let target = targets[rng.below(targets.len())];
             let (xd, y, acc) =
                 (f64::from(x), f32::from_bits(arith_value(&mut rng)), f32::from_bits(arith_value(&mut rng)));
@@ -582,5 +587,33 @@ fn fp_arithmetic_near_the_boundaries_agrees() {
         let fp = FpStart { fr, fcr: mode, fsr: 0, cpenable: 1 };
         let regs = random_regs(&mut rng);
         agree_fp(&mut rng, &code, regs, fp, "FP arithmetic near the boundaries");
+    }
+}
+
+/// Every sign combination of zero results: sources ±0 and ±1 (f0..f3),
+/// accumulators ±0 (f4..f15), each arithmetic op in each rounding mode.
+#[test]
+fn fp_arithmetic_signed_zeros_agree() {
+    use Operand::Fr;
+    let mut rng = Rng::new(0x5e20);
+    let sources = [0.0f32, -0.0, 1.0, -1.0].map(f32::to_bits);
+    for mode in 0..4 {
+        for kind in [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS] {
+            let cases: Vec<(u8, u8, u32)> =
+                (0..4).flat_map(|b| (0..4).flat_map(move |c| [(b, c, 0), (b, c, 0x8000_0000)])).collect();
+            for chunk in cases.chunks(12) {
+                let mut fr = [0u32; 16];
+                fr[..4].copy_from_slice(&sources);
+                let mut code: Code = Vec::new();
+                for (k, &(b, c, acc)) in chunk.iter().enumerate() {
+                    let d = 4 + k as u8;
+                    fr[usize::from(d)] = acc;
+                    code.push((kind, vec![Fr(d), Fr(b), Fr(c)]));
+                }
+                code.push(stop());
+                let fp = FpStart { fr, fcr: mode, fsr: 0, cpenable: 1 };
+                agree_fp(&mut rng, &code, [0; 16], fp, "FP signed zeros");
+            }
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! FP arithmetic and conversions on the host's FP unit, in the common case
 //! where the result and every FSR change are known to equal the
 //! interpreter's (`cpu::fp`): round-to-nearest (FCR, read at run time), and
-//! a result that is finite and normal, so the only flag that can change is
-//! Inexact, decided exactly from the rounding error (TwoSum for sums, the
-//! exact binary64 product for products). Everything else (NaNs, infinities,
-//! zeros, tiny results, overflow, the directed rounding modes, conversions
-//! out of range) branches to `fp_call`, the interpreter's `step_fp`.
+//! a finite result whose exact value is zero or not tiny, so the only flag
+//! that can change is Inexact, decided exactly from the rounding error
+//! (TwoSum for sums, the exact binary64 product for products). Everything
+//! else (NaNs, infinities, tiny products, overflow, the directed rounding
+//! modes, conversions out of range) branches to `fp_call`, the
+//! interpreter's `step_fp`.
 
 use std::mem::offset_of;
 
@@ -19,8 +20,7 @@ use crate::uop::{Kind, Op};
 
 /// FSR.Inexact's bit position.
 const INEXACT_SHIFT: i64 = 7;
-/// Bits of the smallest normal binary32 magnitude and of infinity.
-const MIN_NORMAL_BITS: i64 = 0x0080_0000;
+/// Bits of binary32 infinity.
 const INFINITY_BITS: i64 = 0x7f80_0000;
 
 /// What a fast path computed: whether it applies (i8), the destination's
@@ -83,31 +83,32 @@ impl Translator<'_, '_> {
         self.b.ins().icmp_imm_s(IntCC::Equal, mode, 0)
     }
 
-    /// Round-to-nearest and a binary32 result `s` that is finite and
-    /// normal (not zero, not denormal, not infinite or NaN).
-    fn nearest_and_normal(&mut self, s: Value) -> Value {
+    /// Round-to-nearest and a binary32 result `s` that is finite (neither
+    /// infinite nor NaN, so no operand was).
+    fn nearest_and_finite(&mut self, s: Value) -> Value {
         let bits = self.b.ins().bitcast(I32, MemFlagsData::new(), s);
         let magnitude = self.b.ins().band_imm_u(bits, 0x7fff_ffff);
-        // One unsigned compare for MIN_NORMAL <= magnitude < INFINITY.
-        let shifted = self.b.ins().iadd_imm_s(magnitude, -MIN_NORMAL_BITS);
-        let normal = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, shifted, INFINITY_BITS - MIN_NORMAL_BITS);
+        let finite = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, magnitude, INFINITY_BITS);
         let nearest = self.round_nearest();
-        self.b.ins().band(normal, nearest)
+        self.b.ins().band(finite, nearest)
     }
 
-    /// `|x| >= 2^-126` for a binary64 `x` (false for NaN): the interpreter
-    /// flags Underflow for a rounded result whose exact value (its binary64
-    /// approximation) is below this.
-    fn not_tiny(&mut self, x: Value) -> Value {
+    /// `x == 0 || |x| >= 2^-126` for a binary64 `x` (false for NaN): the
+    /// interpreter flags Underflow for a rounded result whose exact value
+    /// (its binary64 approximation) is nonzero and below 2^-126.
+    fn zero_or_not_tiny(&mut self, x: Value) -> Value {
         let magnitude = self.b.ins().fabs(x);
         let min_normal = self.b.ins().f64const(f64::from(f32::MIN_POSITIVE));
-        self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, min_normal)
+        let not_tiny = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, min_normal);
+        let zero = self.b.ins().f64const(0.0);
+        let is_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        self.b.ins().bor(not_tiny, is_zero)
     }
 
-    /// `add.s`/`sub.s`: the host's sum; its rounding error by TwoSum
-    /// (exact for finite operands and sum). A normal sum needs no more:
-    /// an exact sum below 2^-126 is representable, so a rounded normal sum
-    /// never underflowed.
+    /// `add.s`/`sub.s`: the host's sum (an exact zero signed as IEEE says,
+    /// as the interpreter's binary64 sum is); its rounding error by TwoSum
+    /// (exact for finite operands and sum). A finite sum needs no more: an
+    /// exact sum below 2^-126 is representable, so a sum never underflows.
     fn fast_add(&mut self, op: &Op) -> Fast {
         let (xb, yb) = (self.freg(op.b), self.freg(op.c));
         let (x, y) = (self.f32_of(xb), self.f32_of(yb));
@@ -116,7 +117,7 @@ impl Translator<'_, '_> {
         let error = self.two_sum_error(x, y, s);
         let zero = self.b.ins().f32const(0.0);
         let inexact = self.b.ins().fcmp(FloatCC::NotEqual, error, zero);
-        let applies = self.nearest_and_normal(s);
+        let applies = self.nearest_and_finite(s);
         let value = self.b.ins().bitcast(I32, MemFlagsData::new(), s);
         Fast { applies, value, inexact }
     }
@@ -140,9 +141,9 @@ impl Translator<'_, '_> {
         let s = self.b.ins().fdemote(F32, product);
         let back = self.b.ins().fpromote(F64, s);
         let inexact = self.b.ins().fcmp(FloatCC::NotEqual, back, product);
-        let normal = self.nearest_and_normal(s);
-        let not_tiny = self.not_tiny(product);
-        let applies = self.b.ins().band(normal, not_tiny);
+        let finite = self.nearest_and_finite(s);
+        let not_tiny = self.zero_or_not_tiny(product);
+        let applies = self.b.ins().band(finite, not_tiny);
         let value = self.b.ins().bitcast(I32, MemFlagsData::new(), s);
         Fast { applies, value, inexact }
     }
@@ -166,9 +167,9 @@ impl Translator<'_, '_> {
         let zero = self.b.ins().f64const(0.0);
         let below = self.b.ins().fcmp(FloatCC::NotEqual, lo, zero);
         let inexact = self.b.ins().bor(rounded, below);
-        let normal = self.nearest_and_normal(s);
-        let not_tiny = self.not_tiny(hi);
-        let applies = self.b.ins().band(normal, not_tiny);
+        let finite = self.nearest_and_finite(s);
+        let not_tiny = self.zero_or_not_tiny(hi);
+        let applies = self.b.ins().band(finite, not_tiny);
         let value = self.b.ins().bitcast(I32, MemFlagsData::new(), s);
         Fast { applies, value, inexact }
     }
