@@ -67,7 +67,8 @@ pub struct JitCtx {
     pub br: *mut u32,
     /// The 16 FP registers, as bits.
     pub fr: *mut u32,
-    /// FSR (compares set its Invalid flag).
+    /// FSR (compares set its Invalid flag, inline arithmetic its Inexact
+    /// flag).
     pub fsr: *mut u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
