@@ -617,3 +617,35 @@ fn fp_arithmetic_signed_zeros_agree() {
         }
     }
 }
+
+/// Zero-overhead loop bodies (compiled as loops) of FP loads and
+/// arithmetic over random data, so passes alternate between the inline
+/// path and the interpreter's as operands change; every rounding mode.
+#[test]
+fn fp_loop_bodies_agree() {
+    use Operand::Fr;
+    let mut rng = Rng::new(0xf1007);
+    for round in 0..120 {
+        let mut regs = random_regs(&mut rng);
+        regs[12] = DATA + 4 * rng.below(0x100) as u32;
+        regs[11] = rng.below(60) as u32;
+        let body_len = 2 + round % 6;
+        let mut code: Code = vec![(O::Loop, vec![Ar(11), Target(2 + body_len as u32)])];
+        code.push((O::Addi, vec![Ar(12), Ar(12), Imm(4)]));
+        for _ in 0..body_len {
+            let (a, b, c) = (rng.below(8) as u8, rng.below(8) as u8, rng.below(8) as u8);
+            code.push(match rng.below(4) {
+                0 => (O::Lsi, vec![Fr(a), Ar(12), Imm(4 * rng.below(4) as i32)]),
+                // Destinations of the conversions stay clear of a11, a12.
+                1 if rng.below(2) == 0 => {
+                    ([O::TruncS, O::RoundS][rng.below(2)], vec![Ar(2 + a), Fr(b), Imm(rng.below(16) as i32)])
+                }
+                _ => ([O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS][rng.below(5)], vec![Fr(a), Fr(b), Fr(c)]),
+            });
+        }
+        code.push(stop());
+        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let fp = FpStart { fr: std::array::from_fn(|_| arith_value(&mut rng)), fcr: mode, fsr: 0, cpenable: 1 };
+        agree_fp(&mut rng, &code, regs, fp, "FP loop");
+    }
+}
