@@ -80,6 +80,7 @@ impl Cpu {
             ctx.br = &raw mut (*cpu).br;
             ctx.fsr = &raw mut (*cpu).fsr;
             ctx.cpenable = (*cpu).cpenable;
+            ctx.fcr = (*cpu).fcr;
             ctx.next_pc = (*cpu).next_pc;
             ctx.taken = u32::from((*cpu).taken);
             ctx.mem = mem;

@@ -1,8 +1,11 @@
 //! FP ops in compiled code. Moves, selects, compares, bit operations and
-//! loads and stores are inline; arithmetic and conversions call the
-//! interpreter's `step_fp` through `JitCtx::fp_step` (rounding modes and
-//! FSR flags stay exactly the interpreter's), with their source registers
-//! stored before and their destinations reloaded after.
+//! loads and stores are inline; arithmetic and conversions run inline in
+//! their common case (`fast`) and otherwise call the interpreter's
+//! `step_fp` through `JitCtx::fp_step` (rounding modes and FSR flags stay
+//! exactly the interpreter's), with their source registers stored before
+//! and their destinations reloaded after.
+
+mod fast;
 
 use std::mem::offset_of;
 
@@ -170,7 +173,11 @@ impl Translator<'_, '_> {
                 }
             }
             UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => self.fp_compare(op),
-            _ => self.fp_call(i, op),
+            _ => {
+                if !self.fp_fast(i, op) {
+                    self.fp_call(i, op);
+                }
+            }
         }
     }
 

@@ -71,14 +71,16 @@ pub struct JitCtx {
     pub br: *mut u32,
     /// The 16 FP registers, as bits.
     pub fr: *mut u32,
-    /// FSR (compares set its Invalid flag).
+    /// FSR (compares set its Invalid flag, inline arithmetic its Inexact
+    /// flag).
     pub fsr: *mut u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
     pub taken: u32,
     /// CPENABLE: FP ops leave to the interpreter when coprocessor 0 is off.
     pub cpenable: u32,
-    _pad: u32,
+    /// FCR: FP arithmetic runs inline only in round-to-nearest.
+    pub fcr: u32,
     /// Loop shape: iterations to run, and iterations completed. Self-loop
     /// and region shapes: the instruction budget, and instructions retired.
     pub iterations: u64,
@@ -122,7 +124,7 @@ impl JitCtx {
             next_pc: 0,
             taken: 0,
             cpenable: 0,
-            _pad: 0,
+            fcr: 0,
             iterations: 0,
             done: 0,
             cycles: 0,

@@ -42,11 +42,12 @@ struct Outcome {
     code: Vec<u8>,
 }
 
-/// The FP state a run starts from: registers, FCR, CPENABLE.
+/// The FP state a run starts from: registers, FCR, FSR, CPENABLE.
 #[derive(Clone, Copy, Default)]
 struct FpStart {
     fr: [u32; 16],
     fcr: u32,
+    fsr: u32,
     cpenable: u32,
 }
 
@@ -60,7 +61,7 @@ fn run(engine: Engine, code: &[u8], start: &Start, data: &[u8], quantum: u64) ->
     m.limits = RunLimits { max_insns: 100_000, quantum, engine, ..RunLimits::default() };
     let cpu = &mut m.cores[0].cpu;
     (cpu.pc, cpu.ar, cpu.sar, cpu.br) = (CODE, start.regs, start.sar, start.br);
-    (cpu.fr, cpu.fcr, cpu.cpenable) = (start.fp.fr, start.fp.fcr, start.fp.cpenable);
+    (cpu.fr, cpu.fcr, cpu.fsr, cpu.cpenable) = (start.fp.fr, start.fp.fcr, start.fp.fsr, start.fp.cpenable);
     m.run();
     let cpu = &m.cores[0].cpu;
     let outcome = Outcome {
@@ -92,7 +93,7 @@ struct Start {
 
 impl std::fmt::Debug for FpStart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "fr {:x?} fcr {} cpenable {}", self.fr, self.fcr, self.cpenable)
+        write!(f, "fr {:x?} fcr {:x} fsr {:x} cpenable {}", self.fr, self.fcr, self.fsr, self.cpenable)
     }
 }
 
@@ -428,8 +429,223 @@ fn fp_ops_agree() {
         let fp = FpStart {
             fr: std::array::from_fn(|_| fp_value(&mut rng)),
             fcr: rng.below(4) as u32,
+            fsr: 0,
             cpenable: u32::from(rng.below(10) != 0),
         };
         agree_fp(&mut rng, &code, regs, fp, "FP");
+    }
+}
+
+/// Binary32 values where the inline fast path of FP arithmetic meets the
+/// interpreter's cases: around the smallest normal and the largest finite
+/// magnitude, products and sums landing there, denormals, zeros,
+/// infinities, NaNs (quiet and signalling, either sign), small integers and
+/// short mantissas (exact results and exact cancellation), integer-range
+/// limits and halves (conversions), and random numbers.
+fn arith_value(rng: &mut Rng) -> u32 {
+    const EDGES: [u32; 24] = [
+        0,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x7f80_0001,
+        0xffa0_0000,
+        0x0000_0001,
+        0x807f_ffff,
+        0x0080_0000,
+        0x8080_0001,
+        0x00ff_ffff,
+        0x7f7f_ffff,
+        0xff7f_fffe,
+        0x7f00_0000,
+        0x4f00_0000, // 2^31
+        0x4eff_ffff,
+        0xcf00_0000, // -2^31
+        0x4f80_0000, // 2^32
+        0x4f7f_ffff,
+        0x3f00_0000, // 0.5
+        0xbfc0_0000, // -1.5
+        0x4020_0000, // 2.5
+    ];
+    let sign = (rng.below(2) as u32) << 31;
+    match rng.below(9) {
+        0 => EDGES[rng.below(EDGES.len())],
+        1 => ((rng.below(129) as i32 - 64) as f32).to_bits(),
+        2 => {
+            // An edge mantissa at an exponent near the ends or the middle:
+            // products of two such land on or near 2^-126 and 2^128.
+            const EXPONENTS: [u32; 14] = [0, 1, 2, 3, 62, 63, 64, 65, 126, 127, 128, 190, 253, 254];
+            let exponent = EXPONENTS[rng.below(EXPONENTS.len())];
+            sign | exponent << 23 | edge_mantissa(rng)
+        }
+        // Around ±2^31 and 2^32 after the conversions' scaling by 2^0..2^15.
+        3 => sign | (143 + rng.below(17) as u32) << 23 | edge_mantissa(rng),
+        4 => sign | (rng.next_u32() & 0x007f_ffff),
+        5 => rng.uniform(-8.0, 8.0).to_bits(),
+        _ => rng.next_u32(),
+    }
+}
+
+/// Mantissas of few bits (exact results), all ones (products just below a
+/// power of two, rounding up to it), or either with a low bit or two.
+fn edge_mantissa(rng: &mut Rng) -> u32 {
+    let high = match rng.below(3) {
+        0 => 0x007f_ffff,
+        _ => (rng.below(16) as u32) << 19,
+    };
+    let low = if rng.below(3) == 0 { rng.below(4) as u32 } else { 0 };
+    high ^ low
+}
+
+fn arith_op(rng: &mut Rng) -> (Opcode, Vec<Operand>) {
+    use Operand::Fr;
+    const FFF: [Opcode; 5] = [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS];
+    const TO_INT: [Opcode; 5] = [O::RoundS, O::TruncS, O::FloorS, O::CeilS, O::UtruncS];
+    let (a, b, c) = (rng.below(16) as u8, rng.below(16) as u8, rng.below(16) as u8);
+    match rng.below(8) {
+        0..=4 => (FFF[rng.below(FFF.len())], vec![Fr(a), Fr(b), Fr(c)]),
+        5 | 6 => (TO_INT[rng.below(TO_INT.len())], vec![Ar(a % 12), Fr(b), Imm(rng.below(16) as i32)]),
+        _ => ([O::FloatS, O::UfloatS][rng.below(2)], vec![Fr(a), Ar(b), Imm(rng.below(16) as i32)]),
+    }
+}
+
+/// FP arithmetic and conversions, whose common case compiled code runs on
+/// the host's FP unit: result bits and FSR (starting with random sticky
+/// flags) must be the interpreter's for edge-case operands in every
+/// rounding mode (round-to-nearest, the fast path's mode, half the time;
+/// FCR's other bits random).
+#[test]
+fn fp_arithmetic_agrees() {
+    let mut rng = Rng::new(0xa417);
+    for round in 0..500 {
+        let mut regs = random_regs(&mut rng);
+        for r in &mut regs {
+            if rng.below(3) == 0 {
+                *r = [0, 1, u32::MAX, 0x0100_0001, 0x8000_0000, 0x7fff_ffff, 0xffff_ff81][rng.below(7)];
+            }
+        }
+        let mut code: Code = (0..1 + round % 12).map(|_| arith_op(&mut rng)).collect();
+        code.push(stop());
+        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let fp = FpStart {
+            fr: std::array::from_fn(|_| arith_value(&mut rng)),
+            fcr: mode | (rng.next_u32() & 0x7c),
+            fsr: rng.next_u32() & 0xf80 & if rng.below(2) == 0 { 0 } else { !0 },
+            cpenable: 1,
+        };
+        agree_fp(&mut rng, &code, regs, fp, "FP arithmetic");
+    }
+}
+
+/// `x`'s bits moved by up to two ulps either way (the sign kept; either
+/// sign for zero, so exact zero results of both signs come up).
+fn near(rng: &mut Rng, x: f32) -> u32 {
+    let bits = x.to_bits();
+    let moved = (bits & 0x7fff_ffff).saturating_add_signed(rng.below(5) as i32 - 2).min(0x7f80_0000);
+    let sign = if x == 0.0 { (rng.below(2) as u32) << 31 } else { bits & 0x8000_0000 };
+    sign | moved
+}
+
+/// Operands aimed at the fast path's boundaries: for a random `x`, the `y`
+/// (and for `madd.s`/`msub.s` the accumulator) that put the exact result a
+/// few ulps from ±2^-126, ±2^128 or zero, so rounding decides whether the
+/// result is normal, tiny or overflowing.
+#[test]
+fn fp_arithmetic_near_the_boundaries_agrees() {
+    use Operand::Fr;
+    let tiny = f64::from(f32::MIN_POSITIVE);
+    let targets = [tiny, -tiny, 2f64.powi(128), -f64::from(f32::MAX), 1.0, 2f64.powi(-149), 0.0];
+    let mut rng = Rng::new(0xb0d5);
+    for _ in 0..400 {
+        let mut fr = [0u32; 16];
+        let mut code: Code = Vec::new();
+        for k in 0..5u8 {
+            let (d, b, c) = (3 * k, 3 * k + 1, 3 * k + 2);
+            let kind = [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS][rng.below(5)];
+            let x = match rng.below(8) {
+                0 => 0.0,
+                _ => f32::from_bits(arith_value(&mut rng) & 0x7fff_ffff),
+            } * if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            let target = targets[rng.below(targets.len())];
+            let (xd, y, acc) =
+                (f64::from(x), f32::from_bits(arith_value(&mut rng)), f32::from_bits(arith_value(&mut rng)));
+            // The partner, then (for the fused forms) the accumulator.
+            let (y, acc) = match kind {
+                O::AddS => (near(&mut rng, (target - xd) as f32), acc.to_bits()),
+                O::SubS => (near(&mut rng, (xd - target) as f32), acc.to_bits()),
+                O::MulS => (near(&mut rng, (target / xd) as f32), acc.to_bits()),
+                O::MaddS => (y.to_bits(), near(&mut rng, (target - xd * f64::from(y)) as f32)),
+                _ => (y.to_bits(), near(&mut rng, (target + xd * f64::from(y)) as f32)),
+            };
+            (fr[usize::from(b)], fr[usize::from(c)], fr[usize::from(d)]) = (x.to_bits(), y, acc);
+            code.push((kind, vec![Fr(d), Fr(b), Fr(c)]));
+        }
+        code.push(stop());
+        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let fp = FpStart { fr, fcr: mode, fsr: 0, cpenable: 1 };
+        let regs = random_regs(&mut rng);
+        agree_fp(&mut rng, &code, regs, fp, "FP arithmetic near the boundaries");
+    }
+}
+
+/// Every sign combination of zero results: sources ±0 and ±1 (f0..f3),
+/// accumulators ±0 (f4..f15), each arithmetic op in each rounding mode.
+#[test]
+fn fp_arithmetic_signed_zeros_agree() {
+    use Operand::Fr;
+    let mut rng = Rng::new(0x5e20);
+    let sources = [0.0f32, -0.0, 1.0, -1.0].map(f32::to_bits);
+    for mode in 0..4 {
+        for kind in [O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS] {
+            let cases: Vec<(u8, u8, u32)> =
+                (0..4).flat_map(|b| (0..4).flat_map(move |c| [(b, c, 0), (b, c, 0x8000_0000)])).collect();
+            for chunk in cases.chunks(12) {
+                let mut fr = [0u32; 16];
+                fr[..4].copy_from_slice(&sources);
+                let mut code: Code = Vec::new();
+                for (k, &(b, c, acc)) in chunk.iter().enumerate() {
+                    let d = 4 + k as u8;
+                    fr[usize::from(d)] = acc;
+                    code.push((kind, vec![Fr(d), Fr(b), Fr(c)]));
+                }
+                code.push(stop());
+                let fp = FpStart { fr, fcr: mode, fsr: 0, cpenable: 1 };
+                agree_fp(&mut rng, &code, [0; 16], fp, "FP signed zeros");
+            }
+        }
+    }
+}
+
+/// Zero-overhead loop bodies (compiled as loops) of FP loads and
+/// arithmetic over random data, so passes alternate between the inline
+/// path and the interpreter's as operands change; every rounding mode.
+#[test]
+fn fp_loop_bodies_agree() {
+    use Operand::Fr;
+    let mut rng = Rng::new(0xf1007);
+    for round in 0..120 {
+        let mut regs = random_regs(&mut rng);
+        regs[12] = DATA + 4 * rng.below(0x100) as u32;
+        regs[11] = rng.below(60) as u32;
+        let body_len = 2 + round % 6;
+        let mut code: Code = vec![(O::Loop, vec![Ar(11), Target(2 + body_len as u32)])];
+        code.push((O::Addi, vec![Ar(12), Ar(12), Imm(4)]));
+        for _ in 0..body_len {
+            let (a, b, c) = (rng.below(8) as u8, rng.below(8) as u8, rng.below(8) as u8);
+            code.push(match rng.below(4) {
+                0 => (O::Lsi, vec![Fr(a), Ar(12), Imm(4 * rng.below(4) as i32)]),
+                // Destinations of the conversions stay clear of a11, a12.
+                1 if rng.below(2) == 0 => {
+                    ([O::TruncS, O::RoundS][rng.below(2)], vec![Ar(2 + a), Fr(b), Imm(rng.below(16) as i32)])
+                }
+                _ => ([O::AddS, O::SubS, O::MulS, O::MaddS, O::MsubS][rng.below(5)], vec![Fr(a), Fr(b), Fr(c)]),
+            });
+        }
+        code.push(stop());
+        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let fp = FpStart { fr: std::array::from_fn(|_| arith_value(&mut rng)), fcr: mode, fsr: 0, cpenable: 1 };
+        agree_fp(&mut rng, &code, regs, fp, "FP loop");
     }
 }
