@@ -23,6 +23,44 @@ const CODE_SHIFT: u32 = 12;
 /// Words of the code-granule bitmap (one bit per 4 KiB of address space).
 const CODE_GRANULE_WORDS: usize = 1 << (32 - CODE_SHIFT - 6);
 
+/// Slot of [`ClassCounts`] for accesses the model does not price (their
+/// class costs nothing outside transfers and is not tensor memory): compiled
+/// code adds to it rather than branch.
+pub const UNPRICED: u8 = 5;
+
+/// Loads and stores of one core by memory class (slots indexed as
+/// `MemClass::ALL`, then [`UNPRICED`]). `repr(C)`: compiled code adds to
+/// the fields by offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounts {
+    pub accesses: [u64; 6],
+    pub bytes: [u64; 6],
+}
+
+impl ClassCounts {
+    #[inline(always)]
+    pub fn add(&mut self, slot: u8, bytes: u32) {
+        let k = usize::from(slot);
+        self.accesses[k] += 1;
+        self.bytes[k] += u64::from(bytes);
+    }
+
+    pub(crate) fn minus(&self, earlier: &ClassCounts) -> ClassCounts {
+        ClassCounts {
+            accesses: std::array::from_fn(|k| self.accesses[k] - earlier.accesses[k]),
+            bytes: std::array::from_fn(|k| self.bytes[k] - earlier.bytes[k]),
+        }
+    }
+
+    pub(crate) fn plus(&self, other: &ClassCounts) -> ClassCounts {
+        ClassCounts {
+            accesses: std::array::from_fn(|k| self.accesses[k] + other.accesses[k]),
+            bytes: std::array::from_fn(|k| self.bytes[k] + other.bytes[k]),
+        }
+    }
+}
+
 /// Page flags.
 mod flag {
     pub const READ: u8 = 1;
@@ -30,6 +68,10 @@ mod flag {
     pub const EXEC: u8 = 4;
     /// The checker watches accesses to the page.
     pub const CHECKED: u8 = 8;
+    /// Accesses to the page are counted for the cost model (`crate::tally`).
+    pub const COUNTED: u8 = 16;
+    /// Either: the access leaves the plain path.
+    pub const WATCHED: u8 = CHECKED | COUNTED;
 }
 
 /// What a region is, for reports and for the checker.
@@ -176,6 +218,10 @@ pub struct Memory {
     /// host-pointer page tables built from them (the JIT's) compare it.
     pub layout_epoch: u64,
     pub checker: Option<Checker>,
+    /// While counting (`--stats`): each page's counting slot (a class of
+    /// `crate::tally`'s, or [`UNPRICED`]), and each core's counters.
+    page_slots: Option<Box<[u8]>>,
+    counts: Vec<ClassCounts>,
 }
 
 impl Memory {
@@ -190,7 +236,63 @@ impl Memory {
             code_epoch: 0,
             layout_epoch: 0,
             checker: None,
+            page_slots: None,
+            counts: Vec::new(),
         }
+    }
+
+    /// From now on counts every core's loads and stores by the slot
+    /// `slot_of(page base)` gives (pages of [`UNPRICED`] slots are not
+    /// watched). Decoded code is forgotten, so compiled code made without
+    /// counting is not run again.
+    pub fn count_accesses(&mut self, slot_of: impl Fn(u32) -> u8) {
+        let slots: Box<[u8]> = (0..PAGE_COUNT as u32).map(|p| slot_of(p << PAGE_SHIFT)).collect();
+        for table in &mut self.tables {
+            for (page, &slot) in table.iter_mut().zip(slots.iter()) {
+                if page.flags != 0 && slot != UNPRICED {
+                    page.flags |= flag::COUNTED;
+                }
+            }
+        }
+        self.page_slots = Some(slots);
+        self.counts = vec![ClassCounts::default(); self.tables.len()];
+        self.layout_epoch += 1;
+        self.forget_code();
+    }
+
+    /// `core`'s counters (all zero unless counting).
+    pub fn counts(&self, core: usize) -> ClassCounts {
+        self.counts.get(core).copied().unwrap_or_default()
+    }
+
+    /// For compiled code: the per-page slots and `core`'s counters, or
+    /// nulls when not counting. Neither moves while counting.
+    pub fn counters_for(&mut self, core: usize) -> (*const u8, *mut ClassCounts) {
+        match (&self.page_slots, self.counts.get_mut(core)) {
+            (Some(slots), Some(counts)) => (slots.as_ptr(), counts),
+            _ => (std::ptr::null(), std::ptr::null_mut()),
+        }
+    }
+
+    /// Takes back the count of one access `core` made at `addr` (an
+    /// `s32c1i` that stored is one access, not a load and a store).
+    pub fn uncount(&mut self, core: usize, addr: u32) {
+        if self.page(core, addr).flags & flag::COUNTED != 0 {
+            let slot = usize::from(self.page_slot(addr));
+            self.counts[core].accesses[slot] -= 1;
+            self.counts[core].bytes[slot] -= 4;
+        }
+    }
+
+    #[inline(always)]
+    fn page_slot(&self, addr: u32) -> u8 {
+        self.page_slots.as_ref().map_or(UNPRICED, |s| s[(addr >> PAGE_SHIFT) as usize])
+    }
+
+    #[inline(always)]
+    fn count(&mut self, core: usize, addr: u32, bytes: u32) {
+        let slot = self.page_slot(addr);
+        self.counts[core].add(slot, bytes);
     }
 
     pub fn cores(&self) -> usize {
@@ -230,6 +332,8 @@ impl Memory {
             let flags = region.perms.flags();
             let slot = &mut self.tables[core][page_index as usize];
             assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
+            let counted = self.page_slots.as_ref().is_some_and(|s| s[page_index as usize] != UNPRICED);
+            let flags = if counted { flags | flag::COUNTED } else { flags };
             *slot = Page { region: index as u16, flags, offset };
         }
     }
@@ -283,8 +387,11 @@ impl Memory {
             if let Some(bytes) = data.get(off..off + N) {
                 let mut out = [0u8; N];
                 out.copy_from_slice(bytes);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
+                if page.flags & flag::WATCHED != 0 {
+                    if page.flags & flag::COUNTED != 0 {
+                        self.count(core, addr, N as u32);
+                    }
+                    if let (true, Some(checker)) = (page.flags & flag::CHECKED != 0, &mut self.checker) {
                         checker.on_load(core, pc, addr, N as u32);
                     }
                 }
@@ -303,8 +410,11 @@ impl Memory {
             let data = &mut self.regions[usize::from(page.region)].data;
             if let Some(bytes) = data.get_mut(off..off + N) {
                 bytes.copy_from_slice(&value);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
+                if page.flags & flag::WATCHED != 0 {
+                    if page.flags & flag::COUNTED != 0 {
+                        self.count(core, addr, N as u32);
+                    }
+                    if let (true, Some(checker)) = (page.flags & flag::CHECKED != 0, &mut self.checker) {
                         checker.on_store(core, pc, addr, N as u32);
                     }
                 }

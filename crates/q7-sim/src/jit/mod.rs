@@ -32,7 +32,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use crate::block::{Block, HostCode};
-use crate::mem::Memory;
+use crate::mem::{ClassCounts, Memory};
 use crate::uop::Op;
 
 pub use runtime::HostPages;
@@ -83,6 +83,11 @@ pub struct JitCtx {
     pub read_len: *const u32,
     pub write_len: *const u32,
     pub code_bits: *const u64,
+    /// While counting accesses for the cost model (`crate::tally`): the
+    /// per-page counting slots and the core's counters (else null; code
+    /// compiled to count runs only while counting).
+    pub page_slots: *const u8,
+    pub counts: *mut ClassCounts,
     /// For the slow paths.
     pub mem: *mut Memory,
     pub core: usize,
@@ -122,6 +127,8 @@ impl JitCtx {
             read_len: std::ptr::null(),
             write_len: std::ptr::null(),
             code_bits: std::ptr::null(),
+            page_slots: std::ptr::null(),
+            counts: std::ptr::null_mut(),
             mem: std::ptr::null_mut(),
             core,
             fp_step: None,
@@ -158,11 +165,13 @@ fn worth_compiling(block: &Block) -> bool {
 #[derive(PartialEq, Eq, Hash)]
 struct CodeKey {
     shape: Shape,
+    /// Compiled with the access counting of `q7 run --stats`.
+    counting: bool,
     ops: Box<[Op]>,
 }
 
 impl CodeKey {
-    fn new(block: &Block, shape: Shape) -> CodeKey {
+    fn new(block: &Block, shape: Shape, counting: bool) -> CodeKey {
         let ops = block
             .ops
             .iter()
@@ -176,7 +185,7 @@ impl CodeKey {
                 op
             })
             .collect();
-        CodeKey { shape, ops }
+        CodeKey { shape, counting, ops }
     }
 }
 
@@ -231,25 +240,25 @@ impl Compiler {
 
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
-    fn get_or_compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
-        let key = CodeKey::new(block, shape);
+    fn get_or_compile(&mut self, block: &Block, shape: Shape, counting: bool) -> Option<HostCode> {
+        let key = CodeKey::new(block, shape, counting);
         if let Some(code) = self.code.get(&key) {
             return *code;
         }
-        let code = self.compile(block, shape);
+        let code = self.compile(block, shape, counting);
         self.code.insert(key, code);
         code
     }
 
     /// Compiles `block` in `shape`; `None` when nothing of it translates
     /// (or, should it ever happen, Cranelift refuses the function).
-    fn compile(&mut self, block: &Block, shape: Shape) -> Option<HostCode> {
+    fn compile(&mut self, block: &Block, shape: Shape, counting: bool) -> Option<HostCode> {
         if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
             return None;
         }
         self.module.clear_context(&mut self.codegen_ctx);
         let func = &mut self.codegen_ctx.func;
-        translate::build(func, &mut self.builder_ctx, self.module.isa(), block, shape);
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), block, shape, counting);
         let name = format!("b{:x}_{}", block.start, self.compiled);
         let id = self.module.declare_function(&name, Linkage::Local, &func.signature).ok()?;
         self.module.define_function(id, &mut self.codegen_ctx).ok()?;
@@ -272,11 +281,13 @@ pub struct Jit {
     compiler: SharedCompiler,
     hot: u32,
     pub pages: HostPages,
+    /// Compile code that counts accesses (memory counts them: `--stats`).
+    pub counting: bool,
 }
 
 impl Jit {
     pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
-        Jit { compiler, hot, pages: HostPages::new() }
+        Jit { compiler, hot, pages: HostPages::new(), counting: false }
     }
 
     /// Blocks the shared compiler compiled so far.
@@ -308,13 +319,13 @@ impl Jit {
         if heat == self.hot {
             t.heat.set(heat + 1);
             if self.hot <= 1 || worth_compiling(block) {
-                t.straight.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Straight));
+                t.straight.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Straight, self.counting));
             }
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Loop));
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(block, Shape::Loop, self.counting));
             }
         }
     }
