@@ -68,10 +68,17 @@ mod flag {
     pub const EXEC: u8 = 4;
     /// The checker watches accesses to the page.
     pub const CHECKED: u8 = 8;
-    /// Accesses to the page are counted for the cost model (`crate::tally`).
-    pub const COUNTED: u8 = 16;
-    /// Either: the access leaves the plain path.
-    pub const WATCHED: u8 = CHECKED | COUNTED;
+    /// Accesses to the page are counted for the cost model (`crate::tally`):
+    /// its READ and WRITE bits move up here, so the plain path, which
+    /// tests them, leaves every access to the counting one.
+    pub const COUNTED_READ: u8 = READ << 5;
+    pub const COUNTED_WRITE: u8 = WRITE << 5;
+    pub const COUNTED: u8 = COUNTED_READ | COUNTED_WRITE;
+
+    /// `flags` with READ and WRITE moved to the counted bits.
+    pub fn counted(flags: u8) -> u8 {
+        (flags & !(READ | WRITE)) | (flags & (READ | WRITE)) << 5
+    }
 }
 
 /// What a region is, for reports and for the checker.
@@ -250,7 +257,7 @@ impl Memory {
         for table in &mut self.tables {
             for (page, &slot) in table.iter_mut().zip(slots.iter()) {
                 if page.flags != 0 && slot != UNPRICED {
-                    page.flags |= flag::COUNTED;
+                    page.flags = flag::counted(page.flags);
                 }
             }
         }
@@ -276,6 +283,7 @@ impl Memory {
 
     /// Takes back the count of one access `core` made at `addr` (an
     /// `s32c1i` that stored is one access, not a load and a store).
+    #[inline(never)]
     pub fn uncount(&mut self, core: usize, addr: u32) {
         if self.page(core, addr).flags & flag::COUNTED != 0 {
             let slot = usize::from(self.page_slot(addr));
@@ -333,7 +341,7 @@ impl Memory {
             let slot = &mut self.tables[core][page_index as usize];
             assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
             let counted = self.page_slots.as_ref().is_some_and(|s| s[page_index as usize] != UNPRICED);
-            let flags = if counted { flags | flag::COUNTED } else { flags };
+            let flags = if counted { flag::counted(flags) } else { flags };
             *slot = Page { region: index as u16, flags, offset };
         }
     }
@@ -387,11 +395,31 @@ impl Memory {
             if let Some(bytes) = data.get(off..off + N) {
                 let mut out = [0u8; N];
                 out.copy_from_slice(bytes);
-                if page.flags & flag::WATCHED != 0 {
-                    if page.flags & flag::COUNTED != 0 {
-                        self.count(core, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_load(core, pc, addr, N as u32);
                     }
-                    if let (true, Some(checker)) = (page.flags & flag::CHECKED != 0, &mut self.checker) {
+                }
+                return Ok(out);
+            }
+        }
+        self.load_counted(core, pc, addr)
+    }
+
+    /// [`Memory::load`] from a page whose accesses are counted, or the fault.
+    #[cold]
+    #[inline(never)]
+    fn load_counted<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
+        let page = self.page(core, addr);
+        if page.flags & flag::COUNTED_READ != 0 {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get(off..off + N) {
+                let mut out = [0u8; N];
+                out.copy_from_slice(bytes);
+                self.count(core, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
                         checker.on_load(core, pc, addr, N as u32);
                     }
                 }
@@ -410,11 +438,40 @@ impl Memory {
             let data = &mut self.regions[usize::from(page.region)].data;
             if let Some(bytes) = data.get_mut(off..off + N) {
                 bytes.copy_from_slice(&value);
-                if page.flags & flag::WATCHED != 0 {
-                    if page.flags & flag::COUNTED != 0 {
-                        self.count(core, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_store(core, pc, addr, N as u32);
                     }
-                    if let (true, Some(checker)) = (page.flags & flag::CHECKED != 0, &mut self.checker) {
+                }
+                let last = addr.wrapping_add(N as u32 - 1);
+                if self.granule_has_code(addr) || self.granule_has_code(last) {
+                    self.note_code_write(addr, N as u32);
+                }
+                return Ok(());
+            }
+        }
+        self.store_counted(core, pc, addr, value)
+    }
+
+    /// [`Memory::store`] to a page whose accesses are counted, or the fault.
+    #[cold]
+    #[inline(never)]
+    fn store_counted<const N: usize>(
+        &mut self,
+        core: usize,
+        pc: u32,
+        addr: u32,
+        value: [u8; N],
+    ) -> Result<(), MemFault> {
+        let page = self.page(core, addr);
+        if page.flags & flag::COUNTED_WRITE != 0 {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &mut self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get_mut(off..off + N) {
+                bytes.copy_from_slice(&value);
+                self.count(core, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
                         checker.on_store(core, pc, addr, N as u32);
                     }
                 }
@@ -442,7 +499,9 @@ impl Memory {
         let offset = page.offset as usize;
         let len = data.len().saturating_sub(offset).min(PAGE_SIZE as usize) as u32;
         let ptr = data.as_mut_ptr().wrapping_add(offset);
-        let allowed = |f: u8| if page.flags & f != 0 { len } else { 0 };
+        // Compiled code counts its own accesses: counted pages are direct.
+        let flags = page.flags | page.flags >> 5;
+        let allowed = |f: u8| if flags & f != 0 { len } else { 0 };
         (ptr, allowed(flag::READ), allowed(flag::WRITE))
     }
 
@@ -708,6 +767,34 @@ mod tests {
         let fault = mem.load::<4>(0, 0, 0x9000_4000).unwrap_err();
         assert_eq!(fault.kind, FaultKind::Unmapped);
         assert!(mem.explain_fault(0, &fault).contains("past the end of tcm0"));
+    }
+
+    #[test]
+    fn counted_pages_count_every_access_and_stay_direct_for_compiled_code() {
+        let mut mem = Memory::new(2);
+        mem.add_region("counted", RegionKind::Tensor, 0x10_0000, 0x100, Perms::RW, None);
+        mem.add_region("plain", RegionKind::Ram, 0x20_0000, 0x100, Perms::RW, None);
+        mem.add_region("rom", RegionKind::Rom, 0x30_0000, 0x100, Perms::RX, None);
+        // Slot 2 for the first and third region's pages, else unpriced.
+        mem.count_accesses(|base| if base == 0x10_0000 || base == 0x30_0000 { 2 } else { UNPRICED });
+        mem.store(1, 0, 0x10_0010, 7u32.to_le_bytes()).unwrap();
+        assert_eq!(mem.load::<2>(1, 0, 0x10_0010).unwrap(), [7, 0]);
+        mem.load::<1>(0, 0, 0x10_0011).unwrap();
+        mem.store(0, 0, 0x20_0000, [1u8]).unwrap();
+        let core1 = mem.counts(1);
+        assert_eq!((core1.accesses[2], core1.bytes[2]), (2, 6));
+        assert_eq!((mem.counts(0).accesses[2], mem.counts(0).accesses[UNPRICED as usize]), (1, 0));
+        mem.uncount(1, 0x10_0010);
+        assert_eq!((mem.counts(1).accesses[2], mem.counts(1).bytes[2]), (1, 2));
+        // Permissions and bounds hold as before.
+        let fault = mem.store(0, 0, 0x30_0000, [1u8]).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Permission);
+        assert_eq!(mem.load::<4>(0, 0, 0x10_00fe).unwrap_err().kind, FaultKind::Unmapped);
+        // Compiled code reads and writes counted pages directly (it counts
+        // its own accesses).
+        let (ptr, read, write) = mem.host_page(0, 0x10);
+        assert!(!ptr.is_null() && read == 0x100 && write == 0x100);
+        assert_eq!(mem.host_page(0, 0x30).2, 0, "a read-only page stays read-only");
     }
 
     #[test]
