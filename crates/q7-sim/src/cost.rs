@@ -1,8 +1,8 @@
 //! The cycle cost models. Two layers: the issue cost of each instruction
 //! class (below; the block interpreter counts these on every run), and the
-//! memory-class model [`MODEL`] that `q7 profile` and `q7 run --stats` add on
-//! the profiling path (`crate::profile`). `docs/COST_MODEL.md` documents both
-//! and the calibration.
+//! memory-class model [`MODEL`] that `q7 profile` adds on the profiling path
+//! (`crate::profile`) and `q7 run --stats` on the normal engines
+//! (`crate::tally`). `docs/COST_MODEL.md` documents both and the calibration.
 //!
 //! The issue costs are deliberately simple and stable, not a timing model
 //! of the real pipeline (which is unpublished): every instruction costs one

@@ -12,6 +12,8 @@
 //! * [`alu`]: the one ALU, and register-only loop bodies;
 //! * [`uop`] and [`cost`]: instructions decoded once (by `q7-isa`, the
 //!   decoder `q7 disasm` uses) into micro-ops, and their cycle costs;
+//! * [`tally`]: which accesses the memory-class model prices, and the
+//!   transfer calls' spans (`q7 run --stats` on the fast engines);
 //! * [`block`]: pre-decoded basic blocks and the per-core block cache;
 //! * [`config`] and [`firmware`]: core configurations, the window handlers
 //!   placed at iram0 for op images;
@@ -50,6 +52,7 @@ pub mod output;
 pub mod profile;
 pub mod ps;
 pub mod stop;
+pub mod tally;
 pub mod uop;
 
 #[cfg(test)]

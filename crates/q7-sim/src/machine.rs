@@ -18,6 +18,7 @@ use crate::mem::Memory;
 use crate::output::{Output, OutputMode};
 use crate::ps;
 use crate::stop::Stop;
+use crate::tally::{HookPoint, Snapshot, TransferSpans};
 
 /// Semihosting call numbers (QEMU / Tensilica ISS numbering).
 pub mod sys {
@@ -87,6 +88,9 @@ pub struct Machine {
     pub states: Vec<CoreState>,
     pub output: Output,
     pub limits: RunLimits,
+    /// Per core, when the run is priced on the fast engines (see
+    /// [`Machine::price_transfers`]); else empty.
+    pub transfer_spans: Vec<TransferSpans>,
     rng: u64,
 }
 
@@ -101,6 +105,7 @@ impl Machine {
             states: vec![CoreState::Running; count],
             output: Output::new(count, output),
             limits: RunLimits::default(),
+            transfer_spans: Vec::new(),
             rng: 0,
         }
     }
@@ -116,6 +121,51 @@ impl Machine {
     /// Instructions (and exceptions) over all cores, as the budget counts.
     pub fn total_steps(&self) -> u64 {
         self.cores.iter().map(|c| c.cpu.steps()).sum()
+    }
+
+    /// Prices the coming run with the memory-class model on whichever
+    /// engine runs it: memory counts the priced accesses, and the calls to
+    /// `transfer_entries[core]` are cut into spans by hooks (see
+    /// [`crate::tally`]); [`Machine::modelled_cycles`] then holds the model's
+    /// cycles per core.
+    pub fn price_transfers(&mut self, transfer_entries: Vec<Vec<u32>>) {
+        self.mem.count_accesses(crate::tally::page_slot);
+        for (core, entries) in self.cores.iter_mut().zip(&transfer_entries) {
+            for &pc in entries {
+                core.add_hook(pc);
+            }
+        }
+        self.transfer_spans = transfer_entries.into_iter().map(TransferSpans::new).collect();
+    }
+
+    /// Core `id`'s counters now.
+    fn snapshot(&self, id: usize) -> Snapshot {
+        let cpu = &self.cores[id].cpu;
+        Snapshot { insns: cpu.insns, cycles: cpu.cycles, counts: self.mem.counts(id) }
+    }
+
+    /// The memory-class model's cycles of each core so far (after
+    /// [`Machine::price_transfers`]).
+    pub fn modelled_cycles(&self) -> Vec<f64> {
+        self.transfer_spans.iter().enumerate().map(|(id, spans)| spans.modelled_cycles(self.snapshot(id))).collect()
+    }
+
+    /// Core `id` reached hooked `pc`: a transfer call's entry or return?
+    fn transfer_hook(&mut self, id: usize, pc: u32) {
+        if id >= self.transfer_spans.len() {
+            return;
+        }
+        let now = self.snapshot(id);
+        let cpu = &self.cores[id].cpu;
+        // Before `entry` runs, PS.CALLINC says which register holds the
+        // return address (as the checker reads it).
+        let callinc = (cpu.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;
+        let link = cpu.reg(4 * callinc as usize);
+        let return_pc = (pc & 0xc000_0000) | (link & 0x3fff_ffff);
+        let at = HookPoint { pc, sp: cpu.reg(1), windowbase: cpu.windowbase, return_pc };
+        if let Some(ret) = self.transfer_spans[id].at_hook(at, now) {
+            self.cores[id].add_hook(ret);
+        }
     }
 
     /// Runs every core until all exit, one faults, or a limit passes.
@@ -185,6 +235,7 @@ impl Machine {
                 Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
                 Event::Halted => self.states[id] = CoreState::Halted,
                 Event::Hook(pc) => {
+                    self.transfer_hook(id, pc);
                     if let Some(checker) = &mut self.mem.checker {
                         let cpu = &self.cores[id].cpu;
                         let callinc = (cpu.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;

@@ -23,6 +23,44 @@ const CODE_SHIFT: u32 = 12;
 /// Words of the code-granule bitmap (one bit per 4 KiB of address space).
 const CODE_GRANULE_WORDS: usize = 1 << (32 - CODE_SHIFT - 6);
 
+/// Slot of [`ClassCounts`] for accesses the model does not price (their
+/// class costs nothing outside transfers and is not tensor memory): compiled
+/// code adds to it rather than branch.
+pub const UNPRICED: u8 = 5;
+
+/// Loads and stores of one core by memory class (slots indexed as
+/// `MemClass::ALL`, then [`UNPRICED`]). `repr(C)`: compiled code adds to
+/// the fields by offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounts {
+    pub accesses: [u64; 6],
+    pub bytes: [u64; 6],
+}
+
+impl ClassCounts {
+    #[inline(always)]
+    pub fn add(&mut self, slot: u8, bytes: u32) {
+        let k = usize::from(slot);
+        self.accesses[k] += 1;
+        self.bytes[k] += u64::from(bytes);
+    }
+
+    pub(crate) fn minus(&self, earlier: &ClassCounts) -> ClassCounts {
+        ClassCounts {
+            accesses: std::array::from_fn(|k| self.accesses[k] - earlier.accesses[k]),
+            bytes: std::array::from_fn(|k| self.bytes[k] - earlier.bytes[k]),
+        }
+    }
+
+    pub(crate) fn plus(&self, other: &ClassCounts) -> ClassCounts {
+        ClassCounts {
+            accesses: std::array::from_fn(|k| self.accesses[k] + other.accesses[k]),
+            bytes: std::array::from_fn(|k| self.bytes[k] + other.bytes[k]),
+        }
+    }
+}
+
 /// Page flags.
 mod flag {
     pub const READ: u8 = 1;
@@ -30,6 +68,17 @@ mod flag {
     pub const EXEC: u8 = 4;
     /// The checker watches accesses to the page.
     pub const CHECKED: u8 = 8;
+    /// Accesses to the page are counted for the cost model (`crate::tally`):
+    /// its READ and WRITE bits move up here, so the plain path, which
+    /// tests them, leaves every access to the counting one.
+    pub const COUNTED_READ: u8 = READ << 5;
+    pub const COUNTED_WRITE: u8 = WRITE << 5;
+    pub const COUNTED: u8 = COUNTED_READ | COUNTED_WRITE;
+
+    /// `flags` with READ and WRITE moved to the counted bits.
+    pub fn counted(flags: u8) -> u8 {
+        (flags & !(READ | WRITE)) | (flags & (READ | WRITE)) << 5
+    }
 }
 
 /// What a region is, for reports and for the checker.
@@ -167,7 +216,9 @@ impl Page {
     /// directly, for a region buffer of `data_len` bytes.
     fn direct_lengths(self, data_len: usize) -> (u32, u32) {
         let len = data_len.saturating_sub(self.offset as usize).min(PAGE_SIZE as usize) as u32;
-        let allowed = |f: u8| if self.flags & f != 0 { len } else { 0 };
+        // Compiled code counts its own accesses: counted pages are direct.
+        let flags = self.flags | self.flags >> 5;
+        let allowed = |f: u8| if flags & f != 0 { len } else { 0 };
         (allowed(flag::READ), allowed(flag::WRITE))
     }
 }
@@ -199,6 +250,10 @@ pub struct Memory {
     /// host-pointer page tables built from them (the JIT's) compare it.
     pub layout_epoch: u64,
     pub checker: Option<Checker>,
+    /// While counting (`--stats`): each page's counting slot (a class of
+    /// `crate::tally`'s, or [`UNPRICED`]), and each core's counters.
+    page_slots: Option<Box<[u8]>>,
+    counts: Vec<ClassCounts>,
 }
 
 impl Memory {
@@ -213,7 +268,64 @@ impl Memory {
             code_epoch: 0,
             layout_epoch: 0,
             checker: None,
+            page_slots: None,
+            counts: Vec::new(),
         }
+    }
+
+    /// From now on counts every core's loads and stores by the slot
+    /// `slot_of(page base)` gives (pages of [`UNPRICED`] slots are not
+    /// watched). Decoded code is forgotten, so compiled code made without
+    /// counting is not run again.
+    pub fn count_accesses(&mut self, slot_of: impl Fn(u32) -> u8) {
+        let slots: Box<[u8]> = (0..PAGE_COUNT as u32).map(|p| slot_of(p << PAGE_SHIFT)).collect();
+        for table in &mut self.tables {
+            for (page, &slot) in table.iter_mut().zip(slots.iter()) {
+                if page.flags != 0 && slot != UNPRICED {
+                    page.flags = flag::counted(page.flags);
+                }
+            }
+        }
+        self.page_slots = Some(slots);
+        self.counts = vec![ClassCounts::default(); self.tables.len()];
+        self.layout_epoch += 1;
+        self.forget_code();
+    }
+
+    /// `core`'s counters (all zero unless counting).
+    pub fn counts(&self, core: usize) -> ClassCounts {
+        self.counts.get(core).copied().unwrap_or_default()
+    }
+
+    /// For compiled code: the per-page slots and `core`'s counters, or
+    /// nulls when not counting. Neither moves while counting.
+    pub fn counters_for(&mut self, core: usize) -> (*const u8, *mut ClassCounts) {
+        match (&self.page_slots, self.counts.get_mut(core)) {
+            (Some(slots), Some(counts)) => (slots.as_ptr(), counts),
+            _ => (std::ptr::null(), std::ptr::null_mut()),
+        }
+    }
+
+    /// Takes back the count of one access `core` made at `addr` (an
+    /// `s32c1i` that stored is one access, not a load and a store).
+    #[inline(never)]
+    pub fn uncount(&mut self, core: usize, addr: u32) {
+        if self.page(core, addr).flags & flag::COUNTED != 0 {
+            let slot = usize::from(self.page_slot(addr));
+            self.counts[core].accesses[slot] -= 1;
+            self.counts[core].bytes[slot] -= 4;
+        }
+    }
+
+    #[inline(always)]
+    fn page_slot(&self, addr: u32) -> u8 {
+        self.page_slots.as_ref().map_or(UNPRICED, |s| s[(addr >> PAGE_SHIFT) as usize])
+    }
+
+    #[inline(always)]
+    fn count(&mut self, core: usize, addr: u32, bytes: u32) {
+        let slot = self.page_slot(addr);
+        self.counts[core].add(slot, bytes);
     }
 
     pub fn cores(&self) -> usize {
@@ -253,6 +365,8 @@ impl Memory {
             let flags = region.perms.flags();
             let slot = &mut self.tables[core][page_index as usize];
             assert!(slot.flags == 0, "region {} overlaps another for core {core}", region.name);
+            let counted = self.page_slots.as_ref().is_some_and(|s| s[page_index as usize] != UNPRICED);
+            let flags = if counted { flag::counted(flags) } else { flags };
             *slot = Page { region: index as u16, flags, offset };
         }
     }
@@ -324,6 +438,29 @@ impl Memory {
                 return Ok(out);
             }
         }
+        self.load_counted(core, pc, addr)
+    }
+
+    /// [`Memory::load`] from a page whose accesses are counted, or the fault.
+    #[cold]
+    #[inline(never)]
+    fn load_counted<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
+        let page = self.page(core, addr);
+        if page.flags & flag::COUNTED_READ != 0 {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get(off..off + N) {
+                let mut out = [0u8; N];
+                out.copy_from_slice(bytes);
+                self.count(core, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_load(core, pc, addr, N as u32);
+                    }
+                }
+                return Ok(out);
+            }
+        }
         Err(self.fault(core, addr, N, AccessKind::Load, flag::READ))
     }
 
@@ -336,6 +473,38 @@ impl Memory {
             let data = &mut self.regions[usize::from(page.region)].data;
             if let Some(bytes) = data.get_mut(off..off + N) {
                 bytes.copy_from_slice(&value);
+                if page.flags & flag::CHECKED != 0 {
+                    if let Some(checker) = &mut self.checker {
+                        checker.on_store(core, pc, addr, N as u32);
+                    }
+                }
+                let last = addr.wrapping_add(N as u32 - 1);
+                if self.granule_has_code(addr) || self.granule_has_code(last) {
+                    self.note_code_write(addr, N as u32);
+                }
+                return Ok(());
+            }
+        }
+        self.store_counted(core, pc, addr, value)
+    }
+
+    /// [`Memory::store`] to a page whose accesses are counted, or the fault.
+    #[cold]
+    #[inline(never)]
+    fn store_counted<const N: usize>(
+        &mut self,
+        core: usize,
+        pc: u32,
+        addr: u32,
+        value: [u8; N],
+    ) -> Result<(), MemFault> {
+        let page = self.page(core, addr);
+        if page.flags & flag::COUNTED_WRITE != 0 {
+            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+            let data = &mut self.regions[usize::from(page.region)].data;
+            if let Some(bytes) = data.get_mut(off..off + N) {
+                bytes.copy_from_slice(&value);
+                self.count(core, addr, N as u32);
                 if page.flags & flag::CHECKED != 0 {
                     if let Some(checker) = &mut self.checker {
                         checker.on_store(core, pc, addr, N as u32);
@@ -702,6 +871,34 @@ mod tests {
         assert_eq!(mem.regions[tensor].size, 0);
         assert!(mem.host_read(0xc001_0000, 1).is_err());
         assert!(mem.load::<1>(0, 0, 0xc000_0000).is_err());
+    }
+
+    #[test]
+    fn counted_pages_count_every_access_and_stay_direct_for_compiled_code() {
+        let mut mem = Memory::new(2);
+        mem.add_region("counted", RegionKind::Tensor, 0x10_0000, 0x100, Perms::RW, None);
+        mem.add_region("plain", RegionKind::Ram, 0x20_0000, 0x100, Perms::RW, None);
+        mem.add_region("rom", RegionKind::Rom, 0x30_0000, 0x100, Perms::RX, None);
+        // Slot 2 for the first and third region's pages, else unpriced.
+        mem.count_accesses(|base| if base == 0x10_0000 || base == 0x30_0000 { 2 } else { UNPRICED });
+        mem.store(1, 0, 0x10_0010, 7u32.to_le_bytes()).unwrap();
+        assert_eq!(mem.load::<2>(1, 0, 0x10_0010).unwrap(), [7, 0]);
+        mem.load::<1>(0, 0, 0x10_0011).unwrap();
+        mem.store(0, 0, 0x20_0000, [1u8]).unwrap();
+        let core1 = mem.counts(1);
+        assert_eq!((core1.accesses[2], core1.bytes[2]), (2, 6));
+        assert_eq!((mem.counts(0).accesses[2], mem.counts(0).accesses[UNPRICED as usize]), (1, 0));
+        mem.uncount(1, 0x10_0010);
+        assert_eq!((mem.counts(1).accesses[2], mem.counts(1).bytes[2]), (1, 2));
+        // Permissions and bounds hold as before.
+        let fault = mem.store(0, 0, 0x30_0000, [1u8]).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Permission);
+        assert_eq!(mem.load::<4>(0, 0, 0x10_00fe).unwrap_err().kind, FaultKind::Unmapped);
+        // Compiled code reads and writes counted pages directly (it counts
+        // its own accesses).
+        let (ptr, read, write) = mem.host_page(0, 0x10);
+        assert!(!ptr.is_null() && read == 0x100 && write == 0x100);
+        assert_eq!(mem.host_page(0, 0x30).2, 0, "a read-only page stays read-only");
     }
 
     #[test]

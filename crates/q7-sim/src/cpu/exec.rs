@@ -434,6 +434,7 @@ impl Cpu {
                 if old == self.scompare1 {
                     let value = self.ar[a];
                     self.store32(mem, op, addr, value)?;
+                    mem.uncount(self.id, addr);
                 }
                 self.ar[a] = old;
             }

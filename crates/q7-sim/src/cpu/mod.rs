@@ -310,6 +310,7 @@ impl Core {
         if let (Some(jit), Some(ctx)) = (self.jit.as_deref_mut(), self.cpu.jit.as_deref_mut()) {
             jit.pages.refresh(mem, self.cpu.id);
             jit.pages.fill(ctx, mem);
+            jit.counting = !ctx.counts.is_null();
         }
         while self.cpu.steps() < limit {
             let pc = self.cpu.pc;

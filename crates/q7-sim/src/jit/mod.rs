@@ -36,7 +36,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use crate::block::{Block, HostCode, Region};
-use crate::mem::Memory;
+use crate::mem::{ClassCounts, Memory};
 use crate::uop::Op;
 
 pub use runtime::HostPages;
@@ -92,6 +92,11 @@ pub struct JitCtx {
     pub read_len: *const u32,
     pub write_len: *const u32,
     pub code_bits: *const u64,
+    /// While counting accesses for the cost model (`crate::tally`): the
+    /// per-page counting slots and the core's counters (else null; code
+    /// compiled to count runs only while counting).
+    pub page_slots: *const u8,
+    pub counts: *mut ClassCounts,
     /// For the slow paths.
     pub mem: *mut Memory,
     pub core: usize,
@@ -132,6 +137,8 @@ impl JitCtx {
             read_len: std::ptr::null(),
             write_len: std::ptr::null(),
             code_bits: std::ptr::null(),
+            page_slots: std::ptr::null(),
+            counts: std::ptr::null_mut(),
             mem: std::ptr::null_mut(),
             core,
             fp_step: None,
@@ -171,12 +178,14 @@ fn worth_compiling(block: &Block) -> bool {
 #[derive(PartialEq, Eq, Hash)]
 struct CodeKey {
     shape: Shape,
+    /// Compiled with the access counting of `q7 run --stats`.
+    counting: bool,
     ops: Box<[Op]>,
     lengths: Box<[u32]>,
 }
 
 impl CodeKey {
-    fn new(blocks: &[&Block], shape: Shape) -> CodeKey {
+    fn new(blocks: &[&Block], shape: Shape, counting: bool) -> CodeKey {
         let start = blocks[0].start;
         let ops = blocks
             .iter()
@@ -191,7 +200,7 @@ impl CodeKey {
             })
             .collect();
         let lengths = blocks.iter().map(|b| b.ops.len() as u32).collect();
-        CodeKey { shape, ops, lengths }
+        CodeKey { shape, counting, ops, lengths }
     }
 }
 
@@ -248,12 +257,12 @@ impl Compiler {
 
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
-    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape) -> Option<HostCode> {
-        let key = CodeKey::new(blocks, shape);
+    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
+        let key = CodeKey::new(blocks, shape, counting);
         if let Some(code) = self.code.get(&key) {
             return *code;
         }
-        let code = self.compile(blocks, shape);
+        let code = self.compile(blocks, shape, counting);
         self.code.insert(key, code);
         code
     }
@@ -261,14 +270,14 @@ impl Compiler {
     /// Compiles `blocks` (one, but for a region) in `shape`; `None` when
     /// nothing of it translates (or, should it ever happen, Cranelift
     /// refuses the function).
-    fn compile(&mut self, blocks: &[&Block], shape: Shape) -> Option<HostCode> {
+    fn compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
         let block = blocks[0];
         if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
             return None;
         }
         self.module.clear_context(&mut self.codegen_ctx);
         let func = &mut self.codegen_ctx.func;
-        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape);
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape, counting);
         if shape == Shape::Region {
             self.regions += 1;
         }
@@ -294,11 +303,13 @@ pub struct Jit {
     compiler: SharedCompiler,
     hot: u32,
     pub pages: HostPages,
+    /// Compile code that counts accesses (memory counts them: `--stats`).
+    pub counting: bool,
 }
 
 impl Jit {
     pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
-        Jit { compiler, hot, pages: HostPages::new() }
+        Jit { compiler, hot, pages: HostPages::new(), counting: false }
     }
 
     /// Blocks the shared compiler compiled so far.
@@ -339,12 +350,12 @@ impl Jit {
             t.heat.set(heat + 1);
         }
         if heat == self.hot && (self.hot <= 1 || worth_compiling(block)) {
-            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight));
+            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.counting));
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop));
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.counting));
             }
         }
         // A region first when the block gets hot, and once more a little
@@ -365,7 +376,7 @@ impl Jit {
         if blocks.is_empty() {
             return;
         }
-        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region) {
+        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.counting) {
             for member in &blocks[1..] {
                 member.translation.covered.set(true);
             }

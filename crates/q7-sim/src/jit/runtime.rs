@@ -66,6 +66,7 @@ impl HostPages {
         ctx.read_len = self.read_len.as_ptr();
         ctx.write_len = self.write_len.as_ptr();
         ctx.code_bits = mem.code_granule_bits();
+        (ctx.page_slots, ctx.counts) = mem.counters_for(ctx.core);
         ctx.mem = mem;
         refresh_windows(ctx, mem);
     }

@@ -18,7 +18,7 @@ use crate::checks::HOST_WRITER;
 use crate::jit::fp::{self, Uses};
 use crate::jit::runtime::{slow_load, slow_store, CheckWindow, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
 use crate::jit::{JitCtx, Shape};
-use crate::mem::PAGE_SHIFT;
+use crate::mem::{ClassCounts, PAGE_SHIFT};
 use crate::uop::{Kind, Op};
 
 /// Whether compiled code runs this kind of op (anything else ends the
@@ -128,6 +128,8 @@ pub(super) struct Translator<'a, 'f> {
     base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
+    /// Count the accesses compiled code makes itself (`crate::tally`).
+    counting: bool,
 }
 
 /// Builds `func` (signature of `HostCode`) for `blocks` in `shape`: one
@@ -138,6 +140,7 @@ pub(super) fn build(
     isa: &dyn TargetIsa,
     blocks: &[&Block],
     shape: Shape,
+    counting: bool,
 ) {
     let block = blocks[0];
     let ptr = isa.pointer_type();
@@ -225,6 +228,7 @@ pub(super) fn build(
         start: block.start,
         base,
         exits: Vec::new(),
+        counting,
     };
     match shape {
         Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
@@ -630,6 +634,36 @@ impl Translator<'_, '_> {
         }
     }
 
+    /// When counting, adds one access of `size` bytes to the counters of
+    /// the slot of `page` (a pointer-sized page index): two increments, no
+    /// branch (unpriced pages add to a slot nobody reads). The slow paths
+    /// are counted by `Memory` instead.
+    fn count_access(&mut self, page: Value, size: u32) {
+        if !self.counting {
+            return;
+        }
+        let slots = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, page_slots) as i32);
+        let slot = self.b.ins().iadd(slots, page);
+        let slot = self.b.ins().uload8(I32, TRUSTED, slot, 0);
+        let slot = self.b.ins().uextend(self.ptr, slot);
+        let slot = self.b.ins().ishl_imm_u(slot, 3);
+        let counts = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, counts) as i32);
+        let at = self.b.ins().iadd(counts, slot);
+        for (field, add) in [(offset_of!(ClassCounts, accesses), 1), (offset_of!(ClassCounts, bytes), size)] {
+            let n = self.b.ins().load(I64, TRUSTED, at, field as i32);
+            let n = self.b.ins().iadd_imm_s(n, i64::from(add));
+            self.b.ins().store(TRUSTED, n, at, field as i32);
+        }
+    }
+
+    /// [`Translator::count_access`] for the page holding `addr`.
+    fn count_access_at(&mut self, addr: Value, size: u32) {
+        if self.counting {
+            let (page, _) = self.page_of(addr);
+            self.count_access(page, size);
+        }
+    }
+
     /// The zero-extended value of a `size`-byte load.
     pub(super) fn load(&mut self, index: u32, op: &Op, addr: Value, size: u32) -> Value {
         self.require_aligned(index, addr, size);
@@ -645,6 +679,7 @@ impl Translator<'_, '_> {
 
         self.b.switch_to_block(fast);
         let loaded = self.guest_load(host, size);
+        self.count_access(page, size);
         self.b.ins().jump(merge, &[loaded.into()]);
 
         // Watched memory: the checker's verdict from its shadow, in line.
@@ -672,6 +707,7 @@ impl Translator<'_, '_> {
             self.b.switch_to_block(read);
             let host = self.window_address(slot, offset_of!(CheckWindow, data), addr);
             let loaded = self.guest_load(host, size);
+            self.count_access_at(addr, size);
             self.b.ins().jump(merge, &[loaded.into()]);
             self.b.switch_to_block(next);
         }
@@ -723,6 +759,7 @@ impl Translator<'_, '_> {
 
         self.b.switch_to_block(fast);
         self.guest_store(host, value, size);
+        self.count_access(page, size);
         self.b.ins().jump(merge, &[]);
 
         // Watched memory: the checker's verdict from its shadow, in line.
@@ -755,6 +792,7 @@ impl Translator<'_, '_> {
             self.guest_store(shadow, fill, size);
             let host = self.window_address(slot, offset_of!(CheckWindow, data), addr);
             self.guest_store(host, value, size);
+            self.count_access_at(addr, size);
             self.b.ins().jump(merge, &[]);
             self.b.switch_to_block(next);
         }

@@ -14,10 +14,33 @@ use crate::profile::{CoreProfile, PcCost};
 /// The SDK functions whose tensor traffic is priced as DMA transfers.
 pub const TRANSFER_FUNCTIONS: [&str; 2] = ["q7_tensor_to_tcm", "q7_tcm_to_tensor"];
 
+/// Entry addresses of `image`'s transfer functions.
+pub fn transfer_entries(image: &OpImage) -> Vec<u32> {
+    TRANSFER_FUNCTIONS.iter().flat_map(|name| image.functions.entries_named(name)).collect()
+}
+
 /// A new collector for the core running `image`.
 pub fn collector(image: &OpImage) -> Box<CoreProfile> {
-    let entries = TRANSFER_FUNCTIONS.iter().flat_map(|name| image.functions.entries_named(name)).collect();
-    Box::new(CoreProfile::new(entries))
+    Box::new(CoreProfile::new(transfer_entries(image)))
+}
+
+/// The model's prediction for a whole op: what `q7 run --stats` prints
+/// (and `q7 profile` heads its report with).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Estimate {
+    pub model: CostModel,
+    /// The slowest core's cycles.
+    pub predicted_cycles: f64,
+    /// `predicted_cycles` at the model's clock: an estimate, not a measurement.
+    pub predicted_seconds: f64,
+}
+
+impl Estimate {
+    /// The estimate from each core's cycles.
+    pub fn from_cores(cycles: &[f64]) -> Estimate {
+        let slowest = cycles.iter().copied().fold(0.0, f64::max);
+        Estimate { model: MODEL, predicted_cycles: slowest, predicted_seconds: slowest / MODEL.clock_hz }
+    }
 }
 
 /// Costs summed over some instructions.
@@ -200,6 +223,12 @@ pub fn summarize(images: &[OpImage], profiles: &[CoreProfile]) -> OpProfile {
         .map(|(stack, c)| format!("{stack} {}", c.round() as u64))
         .collect();
     OpProfile { model: MODEL, cycles, predicted_seconds: cycles / MODEL.clock_hz, cores, functions, lines, folded }
+}
+
+impl OpProfile {
+    pub fn estimate(&self) -> Estimate {
+        Estimate { model: self.model, predicted_cycles: self.cycles, predicted_seconds: self.predicted_seconds }
+    }
 }
 
 fn merge(into: &mut Costs, from: &Costs) {

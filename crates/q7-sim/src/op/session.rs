@@ -11,7 +11,7 @@ use q7_target::memmap::{
 use super::args::KernelArg;
 use super::launch_block::{self, CoreLaunch, Descriptor};
 use super::placement::{self, Destination, Placement};
-use super::profile::{self, OpProfile};
+use super::profile::{self, Estimate, OpProfile};
 use super::report::{
     CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
 };
@@ -182,6 +182,22 @@ impl OpSession<'_> {
             stats.cycles = row.costs.cycles.round() as u64;
         }
         Ok((report, summary))
+    }
+
+    /// Runs on the normal engines, priced by the same model as
+    /// [`OpSession::run_profiled`] to the same totals (counters and hooks,
+    /// see `crate::tally`, instead of filing every instruction). The
+    /// report's per-core cycles are then the model's.
+    pub fn run_estimated(mut self) -> Result<(OpReport, Estimate), OpError> {
+        let entries = self.images.iter().map(profile::transfer_entries).collect();
+        self.machine.price_transfers(entries);
+        let end = self.machine.run();
+        let cycles = self.machine.modelled_cycles();
+        let mut report = self.finish(end)?;
+        for (stats, cycles) in report.stats.iter_mut().zip(&cycles) {
+            stats.cycles = cycles.round() as u64;
+        }
+        Ok((report, Estimate::from_cores(&cycles)))
     }
 
     fn finish(mut self, end: RunEnd) -> Result<OpReport, OpError> {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::ArgMatches;
-use q7_sim::op::profile::{Costs, OpProfile};
+use q7_sim::op::profile::{Costs, Estimate, OpProfile};
 use q7_sim::op::OpReport;
 
 /// Run a built op like `q7 run` (the same arguments) and report where its
@@ -37,8 +37,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
-    let (report, profile) = super::run::execute(&args.run, matches, true)?;
-    let profile = profile.context("the profiling run returned no profile")?;
+    let (report, profile) = super::run::execute_profiled(&args.run, matches)?;
     if let Some(path) = &args.folded {
         crate::io::write_output(path, profile.folded.join("\n").as_bytes())?;
     }
@@ -55,7 +54,7 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
     // Output files, findings and failures as `q7 run` handles them.
     let mut run_args = args.run.clone();
     (run_args.json, run_args.stats) = (false, false);
-    super::run::finish(&run_args, report, Some(&profile))
+    super::run::finish(&run_args, report, None)
 }
 
 #[derive(serde::Serialize)]
@@ -65,12 +64,12 @@ struct JsonProfile<'a> {
 }
 
 /// "predicted device time ≈ …": the estimate with the model that made it.
-pub fn estimate_line(profile: &OpProfile) -> String {
-    let m = &profile.model;
+pub fn estimate_line(estimate: &Estimate) -> String {
+    let m = &estimate.model;
     format!(
         "predicted device time ≈ {} ({:.3} M cycles at {:.1} GHz; estimate of cost model {} v{}, docs/COST_MODEL.md)",
-        duration(profile.predicted_seconds),
-        profile.cycles / 1e6,
+        duration(estimate.predicted_seconds),
+        estimate.predicted_cycles / 1e6,
         m.clock_hz / 1e9,
         m.name,
         m.version
@@ -114,7 +113,7 @@ fn class_header() -> String {
 fn write_report(out: &mut dyn Write, report: &OpReport, profile: &OpProfile, top: usize) -> Result<()> {
     let cores = report.cores;
     writeln!(out, "q7 profile: {} on {} core{}", report.function, cores, if cores == 1 { "" } else { "s" })?;
-    writeln!(out, "{}", estimate_line(profile))?;
+    writeln!(out, "{}", estimate_line(&profile.estimate()))?;
     let total = profile.cores.iter().map(|c| c.costs.cycles).sum::<f64>().max(1.0);
     writeln!(out, "\ncores (modelled cycles; waiting = idle until the slowest core ends + spinning in barriers; memory cycles by class)")?;
     writeln!(out, "core  instructions        cycles       waiting    barrier  transfers   issue{}", class_header())?;

@@ -7,8 +7,10 @@ use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
 use q7_sim::machine::RunLimits;
 use q7_sim::npy::{self, Array};
-use q7_sim::op::profile::OpProfile;
-use q7_sim::op::{ArgValue, Destination, Failure, Number, OpError, OpLibrary, OpOptions, OpReport, TensorArg};
+use q7_sim::op::profile::{Estimate, OpProfile};
+use q7_sim::op::{
+    ArgValue, Destination, Failure, Number, OpError, OpLibrary, OpOptions, OpReport, OpSession, TensorArg,
+};
 use q7_target::schema::ArgKind;
 use q7_target::DType;
 
@@ -184,14 +186,35 @@ pub fn run(all: RunArgs, matches: Option<&ArgMatches>) -> Result<()> {
     if all.native.wanted()? {
         return super::run_native::run(&args, &all.native, matches);
     }
-    // --stats prices the run with the same model as `q7 profile`.
-    let (report, profile) = execute(&args, matches, args.stats)?;
-    finish(&args, report, profile.as_ref())
+    with_session(&args, matches, |session| {
+        if args.stats {
+            // Priced by the same model as `q7 profile`, on the fast engines.
+            let (report, estimate) = session.run_estimated().map_err(|e| with_hint(e, &args))?;
+            finish(&args, report, Some(&estimate))
+        } else {
+            let report = session.run().map_err(|e| with_hint(e, &args))?;
+            finish(&args, report, None)
+        }
+    })
 }
 
-/// Opens the op, reads the inputs and runs it as the flags say; on the
-/// profiling path when `profiled` (also what `q7 profile` runs).
-pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Result<(OpReport, Option<OpProfile>)> {
+/// Runs the op as the flags say on the profiling path (what `q7 profile` runs).
+pub fn execute_profiled(args: &Args, matches: Option<&ArgMatches>) -> Result<(OpReport, OpProfile)> {
+    with_session(args, matches, |session| session.run_profiled().map_err(|e| with_hint(e, args)))
+}
+
+/// Runs the op as the flags say, unpriced.
+pub fn execute(args: &Args, matches: Option<&ArgMatches>) -> Result<OpReport> {
+    with_session(args, matches, |session| session.run().map_err(|e| with_hint(e, args)))
+}
+
+/// Opens the op, reads the inputs, loads the machine as the flags say and
+/// hands the session (which borrows the opened op) to `run`.
+fn with_session<R>(
+    args: &Args,
+    matches: Option<&ArgMatches>,
+    run: impl FnOnce(OpSession<'_>) -> Result<R>,
+) -> Result<R> {
     let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, args))?;
     // Inputs first: the arguments borrow their bytes.
     let arrays = read_inputs(args)?;
@@ -215,12 +238,7 @@ pub fn execute(args: &Args, matches: Option<&ArgMatches>, profiled: bool) -> Res
         function_index: args.index,
     };
     let session = library.prepare(&args.function, &values, &options).map_err(|e| with_hint(e, args))?;
-    if profiled {
-        let (report, profile) = session.run_profiled().map_err(|e| with_hint(e, args))?;
-        Ok((report, Some(profile)))
-    } else {
-        Ok((session.run().map_err(|e| with_hint(e, args))?, None))
-    }
+    run(session)
 }
 
 /// The `.npy` inputs, in order.
@@ -309,16 +327,17 @@ fn flag_for(kind: ArgKind) -> &'static str {
 }
 
 /// Writes the output and prints what the flags ask; an error for a failed run.
-pub fn finish(args: &Args, report: OpReport, profile: Option<&OpProfile>) -> Result<()> {
+pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Result<()> {
     if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
         // The header, then the data from the report: no copy of the tensor.
         let header = npy::header(output.dtype, &output.shape);
         crate::io::write_output_parts(path, &[&header, &output.data])?;
     }
     if args.json {
-        crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref() })?;
-    } else if let (true, Some(profile)) = (args.stats, profile) {
-        print_stats(&report, profile);
+        let estimate = estimate.filter(|_| args.stats);
+        crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref(), estimate })?;
+    } else if let (true, Some(estimate)) = (args.stats, estimate) {
+        print_stats(&report, estimate);
     }
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
@@ -369,9 +388,12 @@ struct JsonReport<'a> {
     #[serde(flatten)]
     report: &'a OpReport,
     output_path: Option<&'a Path>,
+    /// With --stats: `predicted_cycles`, `predicted_seconds` and the model.
+    #[serde(flatten)]
+    estimate: Option<&'a Estimate>,
 }
 
-fn print_stats(report: &OpReport, profile: &OpProfile) {
+fn print_stats(report: &OpReport, estimate: &Estimate) {
     eprintln!("core  instructions        cycles  blocks");
     let (mut insns, mut cycles) = (0u64, 0u64);
     for s in &report.stats {
@@ -385,7 +407,7 @@ fn print_stats(report: &OpReport, profile: &OpProfile) {
         secs,
         insns as f64 / secs / 1e6
     );
-    eprintln!("{}", super::profile::estimate_line(profile));
+    eprintln!("{}", super::profile::estimate_line(estimate));
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     };
     if flags.compare {
         let started = Instant::now();
-        let (simulated, _) = run::execute(args, matches, false)?;
+        let simulated = run::execute(args, matches)?;
         let simulated_secs = started.elapsed().as_secs_f64();
         let native = host.run(Sanitizer::AddressUndefined)?;
         return finish_compare(args, flags, simulated, native, simulated_secs);

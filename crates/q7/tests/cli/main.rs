@@ -53,3 +53,4 @@ mod run_checks;
 mod run_fuzz;
 mod run_relu;
 mod sdk_check;
+mod stats_model;
