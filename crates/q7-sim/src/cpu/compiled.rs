@@ -5,6 +5,7 @@ use std::ffi::c_void;
 
 use crate::block::{Block, HostCode, Region};
 use crate::cpu::{Cpu, Event};
+use crate::jit::region::{unpack, MAX_REGION_BUDGET};
 use crate::jit::JitCtx;
 use crate::mem::Memory;
 use crate::uop::Op;
@@ -28,7 +29,9 @@ impl Cpu {
     /// interpreter): the caller runs the block the normal way.
     pub(super) fn run_region(&mut self, mem: &mut Memory, region: &Region, budget: u64) -> Result<bool, Event> {
         let head = region.blocks[0].start;
-        let (result, insns, cycles) = self.call_compiled(mem, region.code, &region.ops, head, budget);
+        let budget = budget.min(MAX_REGION_BUDGET);
+        let (result, counts, _) = self.call_compiled(mem, region.code, &region.ops, head, budget);
+        let (insns, cycles) = unpack(counts);
         let (k, i) = ((result >> 16) as usize, (result & 0xffff) as usize);
         self.insns += insns;
         self.cycles += cycles;

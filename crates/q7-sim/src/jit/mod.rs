@@ -21,7 +21,7 @@
 //! without returning to the dispatcher.
 
 mod fp;
-mod region;
+pub(crate) mod region;
 mod runtime;
 mod translate;
 

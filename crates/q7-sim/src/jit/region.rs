@@ -21,7 +21,7 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::types::{I32, I64};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
 use crate::block::Block;
@@ -92,14 +92,15 @@ pub(crate) fn discover<'a>(
 impl Translator<'_, '_> {
     /// The region shape (see the module's documentation).
     pub(super) fn region(&mut self, blocks: &[&Block]) {
-        let insns = self.b.declare_var(I64);
-        let cycles = self.b.declare_var(I64);
+        // Instructions and cycles in one counter (see [`pack`]): one add
+        // per edge.
+        let counts = self.b.declare_var(I64);
         let zero = self.b.ins().iconst(I64, 0);
-        self.b.def_var(insns, zero);
-        self.b.def_var(cycles, zero);
-        self.done = Some(insns);
-        self.cycles = Some(cycles);
+        self.b.def_var(counts, zero);
+        self.done = Some(counts);
+        // At most MAX_REGION_BUDGET: the low half is the whole of it.
         let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let budget = self.b.ins().ireduce(I32, budget);
         let heads: Vec<_> = blocks.iter().map(|_| self.b.create_block()).collect();
         self.b.ins().jump(heads[0], &[]);
         let mut first = 0u32;
@@ -142,19 +143,35 @@ impl Translator<'_, '_> {
             self.leave(self.exit_tag | from.ops.len() as u32);
             return;
         };
-        let (insns, cycles) = (self.done.expect("region"), self.cycles.expect("region"));
-        let count = self.b.use_var(insns);
-        let count = self.b.ins().iadd_imm_s(count, from.ops.len() as i64);
-        self.b.def_var(insns, count);
-        let spent = self.b.use_var(cycles);
+        let counts = self.done.expect("region");
         let penalty = if taken { TAKEN_BRANCH } else { 0 };
-        let spent = self.b.ins().iadd_imm_s(spent, (from.cycles + penalty) as i64);
-        self.b.def_var(cycles, spent);
+        let packed = self.b.use_var(counts);
+        let packed = self.b.ins().iadd_imm_s(packed, pack(from.ops.len() as u64, from.cycles + penalty) as i64);
+        self.b.def_var(counts, packed);
         // As `Core::run`: a block starts only while the budget lasts.
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, count, edges.budget);
+        let insns = self.b.ins().ireduce(I32, packed);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, insns, edges.budget);
         let out = self.exit_returning((m as u32) << 16);
         self.b.ins().brif(more, edges.heads[m], &[], out, &[]);
     }
+}
+
+/// Most instructions one entry into a region runs (its budget is capped
+/// here; a region stopped by it leaves at a block start and `Core::run`
+/// enters it again), so that instructions fit the low 32 bits of the
+/// packed counter and their cycles (at most 13 each, plus a taken-branch
+/// penalty) the high 32.
+pub(crate) const MAX_REGION_BUDGET: u64 = 1 << 24;
+
+/// Instructions and cycles as compiled code counts them: cycles in the
+/// high half.
+const fn pack(insns: u64, cycles: u64) -> u64 {
+    cycles << 32 | insns
+}
+
+/// The instructions and cycles in a packed counter.
+pub(crate) const fn unpack(counts: u64) -> (u64, u64) {
+    (counts & 0xffff_ffff, counts >> 32)
 }
 
 /// What an edge needs to know of the region being built.

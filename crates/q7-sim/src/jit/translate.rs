@@ -96,6 +96,15 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap().with_endianness(Endianness::Little)
 }
 
+/// The host page table (see `runtime::HostPages`) as compiled code holds it.
+#[derive(Clone, Copy)]
+struct Tables {
+    pages: Value,
+    read_len: Value,
+    write_len: Value,
+    code_bits: Value,
+}
+
 pub(super) struct Translator<'a, 'f> {
     pub(super) b: &'a mut FunctionBuilder<'f>,
     pub(super) ctx: Value,
@@ -128,6 +137,8 @@ pub(super) struct Translator<'a, 'f> {
     base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
+    /// The host page table's pointers, loaded on entry.
+    tables: Tables,
     /// Count the accesses compiled code makes itself (`crate::tally`).
     counting: bool,
 }
@@ -201,6 +212,15 @@ pub(super) fn build(
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
     });
     let base = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, base) as i32);
+    // The page tables do not move while compiled code runs: one load each
+    // here, not one per access (Cranelift at opt_level none hoists nothing).
+    let table = |b: &mut FunctionBuilder, at: usize| b.ins().load(ptr, TRUSTED, ctx, at as i32);
+    let tables = Tables {
+        pages: table(&mut b, offset_of!(JitCtx, pages)),
+        read_len: table(&mut b, offset_of!(JitCtx, read_len)),
+        write_len: table(&mut b, offset_of!(JitCtx, write_len)),
+        code_bits: table(&mut b, offset_of!(JitCtx, code_bits)),
+    };
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -229,6 +249,7 @@ pub(super) fn build(
         base,
         exits: Vec::new(),
         counting,
+        tables,
     };
     match shape {
         Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
@@ -562,17 +583,18 @@ impl Translator<'_, '_> {
         (page, offset)
     }
 
-    /// Exits to `exit` unless `offset + size <= len[page]`, where `len` is
-    /// the table at `table_offset` in the context; then the host address.
-    fn host_address(&mut self, table_offset: usize, page: Value, offset: Value, size: u32) -> (Value, Value) {
-        let table = self.b.ins().load(self.ptr, TRUSTED, self.ctx, table_offset as i32);
+    /// Whether `offset + size <= len[page]`, where `len` is the length
+    /// table for the access (`store` picks the write one); and the host
+    /// address.
+    fn host_address(&mut self, store: bool, page: Value, offset: Value, size: u32) -> (Value, Value) {
+        let table = if store { self.tables.write_len } else { self.tables.read_len };
         let slot = self.b.ins().ishl_imm_u(page, 2);
         let slot = self.b.ins().iadd(table, slot);
         let len = self.b.ins().load(I32, TRUSTED, slot, 0);
         let len = self.b.ins().uextend(self.ptr, len);
         let end = self.b.ins().iadd_imm_s(offset, i64::from(size));
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        let pages = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, pages) as i32);
+        let pages = self.tables.pages;
         let slot = self.b.ins().ishl_imm_u(page, 3);
         let slot = self.b.ins().iadd(pages, slot);
         let base = self.b.ins().load(self.ptr, TRUSTED, slot, 0);
@@ -668,7 +690,7 @@ impl Translator<'_, '_> {
     pub(super) fn load(&mut self, index: u32, op: &Op, addr: Value, size: u32) -> Value {
         self.require_aligned(index, addr, size);
         let (page, offset) = self.page_of(addr);
-        let (fits, host) = self.host_address(offset_of!(JitCtx, read_len), page, offset, size);
+        let (fits, host) = self.host_address(false, page, offset, size);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let merge = self.b.create_block();
@@ -734,9 +756,9 @@ impl Translator<'_, '_> {
     pub(super) fn store(&mut self, index: u32, op: &Op, addr: Value, value: Value, size: u32) {
         self.require_aligned(index, addr, size);
         let (page, offset) = self.page_of(addr);
-        let (fits, host) = self.host_address(offset_of!(JitCtx, write_len), page, offset, size);
+        let (fits, host) = self.host_address(true, page, offset, size);
         // An aligned access of at most 4 bytes lies in one 4 KiB granule.
-        let bits = self.b.ins().load(self.ptr, TRUSTED, self.ctx, offset_of!(JitCtx, code_bits) as i32);
+        let bits = self.tables.code_bits;
         let granule = self.b.ins().ushr_imm_u(addr, 12);
         let word = self.b.ins().ushr_imm_u(granule, 6);
         let word = self.b.ins().uextend(self.ptr, word);
