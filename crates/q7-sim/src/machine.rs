@@ -43,7 +43,8 @@ pub struct RunLimits {
     pub quantum: u64,
     /// 0 = plain round-robin; else seeds order and quantum lengths.
     pub seed: u64,
-    /// The back end that runs the cores' code.
+    /// The back end that runs the cores' code (default: the JIT, which
+    /// gives results, counts and findings identical to the interpreter's).
     pub engine: Engine,
 }
 
@@ -54,7 +55,7 @@ impl Default for RunLimits {
             wall: Duration::from_secs(600),
             quantum: 10_000,
             seed: 0,
-            engine: Engine::Interp,
+            engine: Engine::JIT,
         }
     }
 }
