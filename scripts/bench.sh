@@ -273,6 +273,41 @@ giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
 LIST
 fi
 
+# --- simulated instructions per second on the example ops (issue 15) ---------
+# `q7 run --stats --json` (instructions over the run's wall time, as --stats
+# prints it), the JIT beside the interpreter, checks on and off, on the op
+# builds the native rows above made; the median of 3 runs each.
+stats_rate() { # DIR FN ENGINE CHECKS ARGS...: "M instr/s" of one run
+  local dir=$1 fn=$2 engine=$3 checks=$4
+  shift 4
+  "$Q7" run "$dir" --fn "$fn" "$@" --out "$LOGS/stats-out.npy" --stats --json --engine "$engine" $checks 2>/dev/null |
+    python3 -c 'import json, sys; r = json.load(sys.stdin); print("%.0f" % (sum(s["instructions"] for s in r["stats"]) / r["wall_seconds"] / 1e6))'
+}
+if [[ -n $Q7 && -d ${NATIVE:-/nonexistent} ]] && ((SECONDS - START <= DEADLINE)); then
+  echo "== q7 run --stats on the example ops: jit vs interp" >&2
+  while read -r example fn args; do
+    ((SECONDS - START <= DEADLINE)) || break
+    [[ -d $NATIVE/$example ]] || continue
+    read -ra extra <<<"${args//@/$NATIVE/}"
+    for checks in "" --no-checks; do
+      j=() i=()
+      for _ in 1 2 3; do
+        j+=("$(stats_rate "$NATIVE/$example" "$fn" jit "$checks" "${extra[@]}")")
+        i+=("$(stats_rate "$NATIVE/$example" "$fn" interp "$checks" "${extra[@]}")")
+      done
+      echo "   $example ${checks:-checks on}: jit ${j[*]}, interp ${i[*]} M instr/s" >&2
+      row "q7 run --stats $example ${checks:-(checks on)}, M instr/s" "jit $(median "${j[@]}")" \
+        "interp $(median "${i[@]}")" "$(ratio "$(median "${j[@]}")" "$(median "${i[@]}")")"
+    done
+  done <<'LIST'
+relu relu_forward --in @x.npy
+relu_stream relu_forward --in @x.npy
+relu_tcm relu_forward --in @x.npy
+relu_multicore relu_forward --in @x.npy
+giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
+LIST
+fi
+
 # --- PyTorch: per-call cost of torch.ops through q7 (needs scripts/python-env.sh) --
 if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
   echo "== python/bench/call_overhead.py" >&2
