@@ -423,67 +423,50 @@ impl Memory {
     /// Reads `N` bytes for `core`; alignment is the caller's business.
     #[inline(always)]
     pub fn load<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
-        let page = self.page(core, addr);
-        if page.flags & flag::READ != 0 {
-            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-            let data = &self.regions[usize::from(page.region)].data;
-            if let Some(bytes) = data.get(off..off + N) {
-                let mut out = [0u8; N];
-                out.copy_from_slice(bytes);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
-                        checker.on_load(core, pc, addr, N as u32);
-                    }
-                }
-                return Ok(out);
-            }
+        match self.read_page(core, pc, addr, flag::READ) {
+            Some(out) => Ok(out),
+            None => self.load_counted(core, pc, addr),
         }
-        self.load_counted(core, pc, addr)
     }
 
     /// [`Memory::load`] from a page whose accesses are counted, or the fault.
     #[cold]
     #[inline(never)]
     fn load_counted<const N: usize>(&mut self, core: usize, pc: u32, addr: u32) -> Result<[u8; N], MemFault> {
-        let page = self.page(core, addr);
-        if page.flags & flag::COUNTED_READ != 0 {
-            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-            let data = &self.regions[usize::from(page.region)].data;
-            if let Some(bytes) = data.get(off..off + N) {
-                let mut out = [0u8; N];
-                out.copy_from_slice(bytes);
+        match self.read_page(core, pc, addr, flag::COUNTED_READ) {
+            Some(out) => {
                 self.count(core, addr, N as u32);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
-                        checker.on_load(core, pc, addr, N as u32);
-                    }
-                }
-                return Ok(out);
+                Ok(out)
+            }
+            None => Err(self.fault(core, addr, N, AccessKind::Load, flag::READ)),
+        }
+    }
+
+    /// The `N` bytes at `addr` when its page has the permission bit `need`
+    /// and holds them, told to the checker when it watches the page.
+    #[inline(always)]
+    fn read_page<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, need: u8) -> Option<[u8; N]> {
+        let page = self.page(core, addr);
+        if page.flags & need == 0 {
+            return None;
+        }
+        let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+        let bytes = self.regions[usize::from(page.region)].data.get(off..off + N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        if page.flags & flag::CHECKED != 0 {
+            if let Some(checker) = &mut self.checker {
+                checker.on_load(core, pc, addr, N as u32);
             }
         }
-        Err(self.fault(core, addr, N, AccessKind::Load, flag::READ))
+        Some(out)
     }
 
     /// Writes `N` bytes for `core`.
     #[inline(always)]
     pub fn store<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N]) -> Result<(), MemFault> {
-        let page = self.page(core, addr);
-        if page.flags & flag::WRITE != 0 {
-            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-            let data = &mut self.regions[usize::from(page.region)].data;
-            if let Some(bytes) = data.get_mut(off..off + N) {
-                bytes.copy_from_slice(&value);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
-                        checker.on_store(core, pc, addr, N as u32);
-                    }
-                }
-                let last = addr.wrapping_add(N as u32 - 1);
-                if self.granule_has_code(addr) || self.granule_has_code(last) {
-                    self.note_code_write(addr, N as u32);
-                }
-                return Ok(());
-            }
+        if self.write_page(core, pc, addr, value, flag::WRITE) {
+            return Ok(());
         }
         self.store_counted(core, pc, addr, value)
     }
@@ -498,26 +481,37 @@ impl Memory {
         addr: u32,
         value: [u8; N],
     ) -> Result<(), MemFault> {
-        let page = self.page(core, addr);
-        if page.flags & flag::COUNTED_WRITE != 0 {
-            let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-            let data = &mut self.regions[usize::from(page.region)].data;
-            if let Some(bytes) = data.get_mut(off..off + N) {
-                bytes.copy_from_slice(&value);
-                self.count(core, addr, N as u32);
-                if page.flags & flag::CHECKED != 0 {
-                    if let Some(checker) = &mut self.checker {
-                        checker.on_store(core, pc, addr, N as u32);
-                    }
-                }
-                let last = addr.wrapping_add(N as u32 - 1);
-                if self.granule_has_code(addr) || self.granule_has_code(last) {
-                    self.note_code_write(addr, N as u32);
-                }
-                return Ok(());
-            }
+        if self.write_page(core, pc, addr, value, flag::COUNTED_WRITE) {
+            self.count(core, addr, N as u32);
+            return Ok(());
         }
         Err(self.fault(core, addr, N, AccessKind::Store, flag::WRITE))
+    }
+
+    /// Stores `value` at `addr` when its page has the permission bit `need`
+    /// and holds the bytes (true), told to the checker when it watches the
+    /// page and to the code tracker when the bytes were decoded.
+    #[inline(always)]
+    fn write_page<const N: usize>(&mut self, core: usize, pc: u32, addr: u32, value: [u8; N], need: u8) -> bool {
+        let page = self.page(core, addr);
+        if page.flags & need == 0 {
+            return false;
+        }
+        let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
+        let Some(bytes) = self.regions[usize::from(page.region)].data.get_mut(off..off + N) else {
+            return false;
+        };
+        bytes.copy_from_slice(&value);
+        if page.flags & flag::CHECKED != 0 {
+            if let Some(checker) = &mut self.checker {
+                checker.on_store(core, pc, addr, N as u32);
+            }
+        }
+        let last = addr.wrapping_add(N as u32 - 1);
+        if self.granule_has_code(addr) || self.granule_has_code(last) {
+            self.note_code_write(addr, N as u32);
+        }
+        true
     }
 
     /// Page `index` of `core`'s view as host memory for a fast path: the
