@@ -9,10 +9,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 use crate::common::assert_golden;
-use crate::run_support::{input, root, text, write_f32};
+use crate::run_support::{build_once, input, root, text, write_f32};
 
 const N: usize = 1 << 20;
 const HOT_FUNCTION: &str = "relu_forward(at::Tensor const&)";
@@ -23,22 +22,7 @@ fn build(folder: &str) -> PathBuf {
 }
 
 fn build_at(source: &Path, folder: &str) -> PathBuf {
-    static LOCK: Mutex<()> = Mutex::new(());
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-tests").join(folder);
-    if dir.join("done").exists() {
-        return dir;
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
-        .current_dir(source)
-        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
-        .args(["build", "--toolchain", "open", "--cflag", "-g", "--build-dir"])
-        .arg(&dir)
-        .output()
-        .expect("run q7 build");
-    assert!(out.status.success(), "{folder}: {}", text(&out.stderr));
-    std::fs::write(dir.join("done"), "").unwrap();
-    dir
+    build_once(source, "profile-tests", folder, &["--cflag", "-g"])
 }
 
 fn input_file(n: usize) -> (tempfile::TempDir, PathBuf) {

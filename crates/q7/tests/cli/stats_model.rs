@@ -10,28 +10,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
-use crate::run_support::{input, npy, root, text, write_f32, Array};
+use crate::run_support::{build_once, input, npy, root, text, write_f32, Array};
 
 /// Builds `folder` (relative to the repository root) once per process.
 fn build(folder: &str) -> PathBuf {
-    static LOCK: Mutex<()> = Mutex::new(());
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stats-tests").join(folder.replace('/', "-"));
-    if dir.join("done").exists() {
-        return dir;
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
-        .current_dir(root().join(folder))
-        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
-        .args(["build", "--toolchain", "open", "--build-dir"])
-        .arg(&dir)
-        .output()
-        .expect("run q7 build");
-    assert!(out.status.success(), "{folder}: {}", text(&out.stderr));
-    std::fs::write(dir.join("done"), "").unwrap();
-    dir
+    build_once(&root().join(folder), "stats-tests", &folder.replace('/', "-"), &[])
 }
 
 /// `q7 SUBCOMMAND IMAGE --fn F ARGS... --json FLAGS...` as JSON.

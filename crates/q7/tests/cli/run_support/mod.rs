@@ -99,3 +99,27 @@ pub fn assert_bits_eq(actual: &[f32], expected: &[f32], what: &str) {
         );
     }
 }
+
+/// Builds the op in `source` with `q7 build --toolchain open` plus `flags`
+/// into `CARGO_TARGET_TMPDIR/{group}/{name}`, once per process and kept
+/// across runs (a `done` marker); one build at a time.
+pub fn build_once(source: &Path, group: &str, name: &str, flags: &[&str]) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(group).join(name);
+    if dir.join("done").exists() {
+        return dir;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(source)
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open"])
+        .args(flags)
+        .arg("--build-dir")
+        .arg(&dir)
+        .output()
+        .expect("run q7 build");
+    assert!(out.status.success(), "{}: {}", source.display(), text(&out.stderr));
+    std::fs::write(dir.join("done"), "").unwrap();
+    dir
+}
