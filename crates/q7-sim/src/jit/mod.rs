@@ -29,6 +29,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -171,6 +172,19 @@ fn worth_compiling(block: &Block) -> bool {
     n >= 3 && translated + 1 >= n
 }
 
+/// What compiled code is specialised for besides its ops: the run's
+/// settings it bakes in, so code compiled under others is not reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Flavor {
+    /// Count accesses for `q7 run --stats` (`crate::tally`).
+    pub counting: bool,
+    /// Memory has a checker: accesses it watches may be done in line
+    /// through its windows (`runtime::CheckWindow`). Without one those
+    /// windows stay empty, so their code is left out (smaller IR, faster
+    /// compiles) and watched accesses could only take the slow path anyway.
+    pub checking: bool,
+}
+
 /// A block's translated ops with their addresses made relative to the
 /// block's start: blocks with equal keys compile to the same code (see
 /// `Translator::relocated`), whichever core's copy they come from.
@@ -178,14 +192,13 @@ fn worth_compiling(block: &Block) -> bool {
 #[derive(PartialEq, Eq, Hash)]
 struct CodeKey {
     shape: Shape,
-    /// Compiled with the access counting of `q7 run --stats`.
-    counting: bool,
+    flavor: Flavor,
     ops: Box<[Op]>,
     lengths: Box<[u32]>,
 }
 
 impl CodeKey {
-    fn new(blocks: &[&Block], shape: Shape, counting: bool) -> CodeKey {
+    fn new(blocks: &[&Block], shape: Shape, flavor: Flavor) -> CodeKey {
         let start = blocks[0].start;
         let ops = blocks
             .iter()
@@ -200,7 +213,7 @@ impl CodeKey {
             })
             .collect();
         let lengths = blocks.iter().map(|b| b.ops.len() as u32).collect();
-        CodeKey { shape, counting, ops, lengths }
+        CodeKey { shape, flavor, ops, lengths }
     }
 }
 
@@ -216,6 +229,9 @@ pub struct Compiler {
     /// Blocks compiled (statistics), and of them regions.
     pub compiled: u64,
     pub regions: u64,
+    /// Time spent building and compiling them (statistics: what the heat
+    /// threshold trades against interpreting).
+    pub compile_time: Duration,
 }
 
 /// A [`Compiler`] shared by the cores of one machine (they run on one
@@ -252,17 +268,20 @@ impl Compiler {
             code: HashMap::new(),
             compiled: 0,
             regions: 0,
+            compile_time: Duration::ZERO,
         })))
     }
 
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
-    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
-        let key = CodeKey::new(blocks, shape, counting);
+    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
+        let key = CodeKey::new(blocks, shape, flavor);
         if let Some(code) = self.code.get(&key) {
             return *code;
         }
-        let code = self.compile(blocks, shape, counting);
+        let started = Instant::now();
+        let code = self.compile(blocks, shape, flavor);
+        self.compile_time += started.elapsed();
         self.code.insert(key, code);
         code
     }
@@ -270,14 +289,14 @@ impl Compiler {
     /// Compiles `blocks` (one, but for a region) in `shape`; `None` when
     /// nothing of it translates (or, should it ever happen, Cranelift
     /// refuses the function).
-    fn compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
+    fn compile(&mut self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
         let block = blocks[0];
         if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
             return None;
         }
         self.module.clear_context(&mut self.codegen_ctx);
         let func = &mut self.codegen_ctx.func;
-        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape, counting);
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape, flavor);
         if shape == Shape::Region {
             self.regions += 1;
         }
@@ -305,11 +324,13 @@ pub struct Jit {
     pub pages: HostPages,
     /// Compile code that counts accesses (memory counts them: `--stats`).
     pub counting: bool,
+    /// Compile the checker's in-line paths (memory has a checker).
+    pub checking: bool,
 }
 
 impl Jit {
     pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
-        Jit { compiler, hot, pages: HostPages::new(), counting: false }
+        Jit { compiler, hot, pages: HostPages::new(), counting: false, checking: true }
     }
 
     /// Blocks the shared compiler compiled so far.
@@ -320,6 +341,15 @@ impl Jit {
     /// Regions the shared compiler compiled so far.
     pub fn regions(&self) -> u64 {
         self.compiler.borrow().regions
+    }
+
+    /// Time the shared compiler spent compiling so far.
+    pub fn compile_time(&self) -> Duration {
+        self.compiler.borrow().compile_time
+    }
+
+    fn flavor(&self) -> Flavor {
+        Flavor { counting: self.counting, checking: self.checking }
     }
 
     /// Counts one execution of `block` and compiles it when it gets hot;
@@ -350,12 +380,12 @@ impl Jit {
             t.heat.set(heat + 1);
         }
         if heat == self.hot && (self.hot <= 1 || worth_compiling(block)) {
-            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.counting));
+            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor()));
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.counting));
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.flavor()));
             }
         }
         // A region first when the block gets hot, and once more a little
@@ -376,7 +406,7 @@ impl Jit {
         if blocks.is_empty() {
             return;
         }
-        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.counting) {
+        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()) {
             for member in &blocks[1..] {
                 member.translation.covered.set(true);
             }
