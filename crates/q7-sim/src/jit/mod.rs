@@ -388,8 +388,13 @@ impl Jit {
         if runs <= REGION_RETRY {
             t.heat.set(HOT + runs + 1);
         }
-        if heat < HOT && (self.hot <= 1 || worth_compiling(block)) {
-            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor()));
+        // A region first when the block gets hot, and once more a little
+        // later, when more of the blocks it reaches have been decoded.
+        let seek_region = (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get();
+        // A block that heads a region runs as its head: its own code is
+        // compiled only when no region comes of it (see `build_region`).
+        if heat < HOT && !seek_region {
+            self.compile_straight(block);
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
@@ -397,13 +402,20 @@ impl Jit {
                 t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.flavor()));
             }
         }
-        // A region first when the block gets hot, and once more a little
-        // later, when more of the blocks it reaches have been decoded.
-        (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get()
+        seek_region
+    }
+
+    /// Compiles `block` once through, when that gains.
+    fn compile_straight(&mut self, block: &Block) {
+        if self.hot <= 1 || worth_compiling(block) {
+            let code = self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor());
+            block.translation.straight.set(code);
+        }
     }
 
     /// Compiles the region `head` heads, if it has one: blocks found with
-    /// `lookup` (decoded ones), none where `excluded` (hooks).
+    /// `lookup` (decoded ones), none where `excluded` (hooks); else `head`
+    /// on its own, as [`Jit::consider`] left it to this.
     #[cold]
     pub fn build_region<'a>(
         &mut self,
@@ -412,14 +424,19 @@ impl Jit {
         excluded: impl Fn(u32) -> bool,
     ) {
         let blocks = region::discover(head, lookup, excluded);
-        if blocks.is_empty() {
-            return;
-        }
-        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()) {
-            for member in &blocks[1..] {
-                member.translation.covered.set(true);
+        let code = match blocks.is_empty() {
+            true => None,
+            false => self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()),
+        };
+        match code {
+            Some(code) => {
+                for member in &blocks[1..] {
+                    member.translation.covered.set(true);
+                }
+                let _ = head.translation.region.set(Region::new(code, &blocks));
             }
-            let _ = head.translation.region.set(Region::new(code, &blocks));
+            None if head.translation.straight.get().is_none() => self.compile_straight(head),
+            None => {}
         }
     }
 }
