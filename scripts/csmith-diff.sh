@@ -19,7 +19,7 @@
 #
 # Environment: BOARDS (default de212; de233_fpu too), OPTS (default "0 2"),
 # CSMITH_FLAGS (more csmith options, e.g. --float with BOARDS=de233_fpu),
-# JIT_HOT (the jit compiles a block after this many runs, default 1: nearly
+# JIT_HOT (the jit compiles a block after it ran this many instructions, default 1: nearly
 # all code runs compiled), JOBS (parallel programs, default 2), QEMU_SECS (default 10), Q7 (the binary,
 # default target/release/q7, built if missing), KEEP=DIR (keep every
 # program's files there; by default only mismatching ones are kept, in their

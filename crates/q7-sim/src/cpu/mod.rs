@@ -288,6 +288,12 @@ impl Core {
         self.jit.as_ref().map_or(0, |jit| jit.regions())
     }
 
+    /// Time the JIT spent compiling so far (for all the cores sharing its
+    /// compiler); `None` without the JIT.
+    pub fn compile_time(&self) -> Option<std::time::Duration> {
+        self.jit.as_ref().map(|jit| jit.compile_time())
+    }
+
     /// Reports [`Event::Hook`] whenever a block starts at `pc` (function
     /// entries and return addresses always start blocks).
     pub fn add_hook(&mut self, pc: u32) {
@@ -311,6 +317,7 @@ impl Core {
             jit.pages.refresh(mem, self.cpu.id);
             jit.pages.fill(ctx, mem);
             jit.counting = !ctx.counts.is_null();
+            jit.checking = mem.checker.is_some();
         }
         while self.cpu.steps() < limit {
             let pc = self.cpu.pc;

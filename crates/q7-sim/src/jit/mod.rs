@@ -29,6 +29,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -47,17 +48,21 @@ pub use translate::translatable;
 pub enum Engine {
     /// The interpreter alone.
     Interp,
-    /// Blocks executed `hot` times are compiled to host code, when long
-    /// enough to gain; with `hot` 0 or 1 every block that translates is
-    /// (the tests' setting: nearly everything runs compiled).
+    /// A block is compiled to host code once it has run `hot` instructions
+    /// interpreted (its runs times its length), when long enough to gain;
+    /// with `hot` 0 or 1 every block that translates is (the tests'
+    /// setting: nearly everything runs compiled).
     Jit { hot: u32 },
 }
 
 impl Engine {
-    /// The JIT with the default heat threshold: compiling a block costs
-    /// about as much as interpreting it some thousand times, and eight
-    /// cores compile their own copies, so only well-used code is compiled.
-    pub const JIT: Engine = Engine::Jit { hot: 200 };
+    /// The JIT with the default heat threshold. Measured (`q7 run --stats`
+    /// reports compile time): compiling a block costs some 100-500 µs, a
+    /// region (which a block that gets hot also heads) up to a few ms, and
+    /// interpreting 10-20 ns an instruction; compiling once interpreting
+    /// has cost about as much as compiling will bounds the waste on code
+    /// that stops running soon after (the ski-rental rule).
+    pub const JIT: Engine = Engine::Jit { hot: 30_000 };
 }
 
 /// What compiled code reads and writes; built by the core before each call.
@@ -171,6 +176,19 @@ fn worth_compiling(block: &Block) -> bool {
     n >= 3 && translated + 1 >= n
 }
 
+/// What compiled code is specialised for besides its ops: the run's
+/// settings it bakes in, so code compiled under others is not reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Flavor {
+    /// Count accesses for `q7 run --stats` (`crate::tally`).
+    pub counting: bool,
+    /// Memory has a checker: accesses it watches may be done in line
+    /// through its windows (`runtime::CheckWindow`). Without one those
+    /// windows stay empty, so their code is left out (smaller IR, faster
+    /// compiles) and watched accesses could only take the slow path anyway.
+    pub checking: bool,
+}
+
 /// A block's translated ops with their addresses made relative to the
 /// block's start: blocks with equal keys compile to the same code (see
 /// `Translator::relocated`), whichever core's copy they come from.
@@ -178,14 +196,13 @@ fn worth_compiling(block: &Block) -> bool {
 #[derive(PartialEq, Eq, Hash)]
 struct CodeKey {
     shape: Shape,
-    /// Compiled with the access counting of `q7 run --stats`.
-    counting: bool,
+    flavor: Flavor,
     ops: Box<[Op]>,
     lengths: Box<[u32]>,
 }
 
 impl CodeKey {
-    fn new(blocks: &[&Block], shape: Shape, counting: bool) -> CodeKey {
+    fn new(blocks: &[&Block], shape: Shape, flavor: Flavor) -> CodeKey {
         let start = blocks[0].start;
         let ops = blocks
             .iter()
@@ -200,7 +217,7 @@ impl CodeKey {
             })
             .collect();
         let lengths = blocks.iter().map(|b| b.ops.len() as u32).collect();
-        CodeKey { shape, counting, ops, lengths }
+        CodeKey { shape, flavor, ops, lengths }
     }
 }
 
@@ -216,6 +233,9 @@ pub struct Compiler {
     /// Blocks compiled (statistics), and of them regions.
     pub compiled: u64,
     pub regions: u64,
+    /// Time spent building and compiling them (statistics: what the heat
+    /// threshold trades against interpreting).
+    pub compile_time: Duration,
 }
 
 /// A [`Compiler`] shared by the cores of one machine (they run on one
@@ -252,17 +272,20 @@ impl Compiler {
             code: HashMap::new(),
             compiled: 0,
             regions: 0,
+            compile_time: Duration::ZERO,
         })))
     }
 
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
-    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
-        let key = CodeKey::new(blocks, shape, counting);
+    fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
+        let key = CodeKey::new(blocks, shape, flavor);
         if let Some(code) = self.code.get(&key) {
             return *code;
         }
-        let code = self.compile(blocks, shape, counting);
+        let started = Instant::now();
+        let code = self.compile(blocks, shape, flavor);
+        self.compile_time += started.elapsed();
         self.code.insert(key, code);
         code
     }
@@ -270,14 +293,14 @@ impl Compiler {
     /// Compiles `blocks` (one, but for a region) in `shape`; `None` when
     /// nothing of it translates (or, should it ever happen, Cranelift
     /// refuses the function).
-    fn compile(&mut self, blocks: &[&Block], shape: Shape, counting: bool) -> Option<HostCode> {
+    fn compile(&mut self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
         let block = blocks[0];
         if !block.ops.first().is_some_and(|op| translatable(op.kind)) {
             return None;
         }
         self.module.clear_context(&mut self.codegen_ctx);
         let func = &mut self.codegen_ctx.func;
-        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape, counting);
+        translate::build(func, &mut self.builder_ctx, self.module.isa(), blocks, shape, flavor);
         if shape == Shape::Region {
             self.regions += 1;
         }
@@ -305,11 +328,14 @@ pub struct Jit {
     pub pages: HostPages,
     /// Compile code that counts accesses (memory counts them: `--stats`).
     pub counting: bool,
+    /// Compile the checker's in-line paths (memory has a checker).
+    pub checking: bool,
 }
 
 impl Jit {
     pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
-        Jit { compiler, hot, pages: HostPages::new(), counting: false }
+        let hot = hot.min(HOT / 2);
+        Jit { compiler, hot, pages: HostPages::new(), counting: false, checking: true }
     }
 
     /// Blocks the shared compiler compiled so far.
@@ -322,6 +348,15 @@ impl Jit {
         self.compiler.borrow().regions
     }
 
+    /// Time the shared compiler spent compiling so far.
+    pub fn compile_time(&self) -> Duration {
+        self.compiler.borrow().compile_time
+    }
+
+    fn flavor(&self) -> Flavor {
+        Flavor { counting: self.counting, checking: self.checking }
+    }
+
     /// Counts one execution of `block` and compiles it when it gets hot;
     /// also compiles its loop form once it runs as the body of the current
     /// zero-overhead loop (`lbeg..lend`). True when the block should now
@@ -332,11 +367,13 @@ impl Jit {
         let t = &block.translation;
         let heat = t.heat.get();
         if heat < self.hot {
-            t.heat.set(heat + 1);
+            // Instructions, not runs: compiling costs about the same for
+            // any block, so a long one pays it back in fewer runs.
+            t.heat.set(heat + block.ops.len() as u32);
             return false;
         }
         let loop_body = block.straight && block.start == lbeg && block.end == lend;
-        if heat <= self.hot + REGION_RETRY || (loop_body && !t.loop_tried.get()) {
+        if heat <= HOT + REGION_RETRY || (loop_body && !t.loop_tried.get()) {
             return self.heated(block, lbeg, lend);
         }
         false
@@ -346,25 +383,39 @@ impl Jit {
     fn heated(&mut self, block: &Block, lbeg: u32, lend: u32) -> bool {
         let t = &block.translation;
         let heat = t.heat.get();
-        if heat <= self.hot + REGION_RETRY {
-            t.heat.set(heat + 1);
+        // Runs since the block got hot: 0 the first time.
+        let runs = heat.saturating_sub(HOT);
+        if runs <= REGION_RETRY {
+            t.heat.set(HOT + runs + 1);
         }
-        if heat == self.hot && (self.hot <= 1 || worth_compiling(block)) {
-            t.straight.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.counting));
+        // A region first when the block gets hot, and once more a little
+        // later, when more of the blocks it reaches have been decoded.
+        let seek_region = (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get();
+        // A block that heads a region runs as its head: its own code is
+        // compiled only when no region comes of it (see `build_region`).
+        if heat < HOT && !seek_region {
+            self.compile_straight(block);
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.counting));
+                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.flavor()));
             }
         }
-        // A region first when the block gets hot, and once more a little
-        // later, when more of the blocks it reaches have been decoded.
-        (heat == self.hot || heat == self.hot + REGION_RETRY) && t.region.get().is_none() && !t.covered.get()
+        seek_region
+    }
+
+    /// Compiles `block` once through, when that gains.
+    fn compile_straight(&mut self, block: &Block) {
+        if self.hot <= 1 || worth_compiling(block) {
+            let code = self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor());
+            block.translation.straight.set(code);
+        }
     }
 
     /// Compiles the region `head` heads, if it has one: blocks found with
-    /// `lookup` (decoded ones), none where `excluded` (hooks).
+    /// `lookup` (decoded ones), none where `excluded` (hooks); else `head`
+    /// on its own, as [`Jit::consider`] left it to this.
     #[cold]
     pub fn build_region<'a>(
         &mut self,
@@ -373,17 +424,27 @@ impl Jit {
         excluded: impl Fn(u32) -> bool,
     ) {
         let blocks = region::discover(head, lookup, excluded);
-        if blocks.is_empty() {
-            return;
-        }
-        if let Some(code) = self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.counting) {
-            for member in &blocks[1..] {
-                member.translation.covered.set(true);
+        let code = match blocks.is_empty() {
+            true => None,
+            false => self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()),
+        };
+        match code {
+            Some(code) => {
+                for member in &blocks[1..] {
+                    member.translation.covered.set(true);
+                }
+                let _ = head.translation.region.set(Region::new(code, &blocks));
             }
-            let _ = head.translation.region.set(Region::new(code, &blocks));
+            None if head.translation.straight.get().is_none() => self.compile_straight(head),
+            None => {}
         }
     }
 }
 
 /// Runs of a hot block after which its region is sought again.
 const REGION_RETRY: u32 = 16;
+
+/// `Translation::heat` counts the instructions a block ran interpreted
+/// until they reach the threshold; from then on it is `HOT` plus the runs
+/// since (up to [`REGION_RETRY`]). Thresholds stay far below it.
+const HOT: u32 = 1 << 31;

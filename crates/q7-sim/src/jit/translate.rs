@@ -17,7 +17,7 @@ use crate::block::Block;
 use crate::checks::HOST_WRITER;
 use crate::jit::fp::{self, Uses};
 use crate::jit::runtime::{slow_load, slow_store, CheckWindow, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
-use crate::jit::{JitCtx, Shape};
+use crate::jit::{Flavor, JitCtx, Shape};
 use crate::mem::{ClassCounts, PAGE_SHIFT};
 use crate::uop::{Kind, Op};
 
@@ -141,6 +141,8 @@ pub(super) struct Translator<'a, 'f> {
     tables: Tables,
     /// Count the accesses compiled code makes itself (`crate::tally`).
     counting: bool,
+    /// Emit the checker's in-line paths (see [`Flavor::checking`]).
+    checking: bool,
 }
 
 /// Builds `func` (signature of `HostCode`) for `blocks` in `shape`: one
@@ -151,7 +153,7 @@ pub(super) fn build(
     isa: &dyn TargetIsa,
     blocks: &[&Block],
     shape: Shape,
-    counting: bool,
+    flavor: Flavor,
 ) {
     let block = blocks[0];
     let ptr = isa.pointer_type();
@@ -248,7 +250,8 @@ pub(super) fn build(
         start: block.start,
         base,
         exits: Vec::new(),
-        counting,
+        counting: flavor.counting,
+        checking: flavor.checking,
         tables,
     };
     match shape {
@@ -696,7 +699,7 @@ impl Translator<'_, '_> {
         let merge = self.b.create_block();
         let value = self.b.append_block_param(merge, I32);
         self.b.set_cold_block(slow);
-        let checked = self.b.create_block();
+        let checked = if self.checking { self.b.create_block() } else { slow };
         self.b.ins().brif(fits, fast, &[], checked, &[]);
 
         self.b.switch_to_block(fast);
@@ -705,8 +708,12 @@ impl Translator<'_, '_> {
         self.b.ins().jump(merge, &[loaded.into()]);
 
         // Watched memory: the checker's verdict from its shadow, in line.
-        self.b.switch_to_block(checked);
-        for slot in [0, 1] {
+        // (Without a checker its windows are empty: no such code.)
+        let slots: &[usize] = if self.checking { &[0, 1] } else { &[] };
+        if self.checking {
+            self.b.switch_to_block(checked);
+        }
+        for &slot in slots {
             let next = if slot == 0 { self.b.create_block() } else { slow };
             let hit = self.b.create_block();
             let inside = self.window_contains(slot, addr, size);
@@ -776,7 +783,7 @@ impl Translator<'_, '_> {
         let slow = self.b.create_block();
         let merge = self.b.create_block();
         self.b.set_cold_block(slow);
-        let checked = self.b.create_block();
+        let checked = if self.checking { self.b.create_block() } else { slow };
         self.b.ins().brif(direct, fast, &[], checked, &[]);
 
         self.b.switch_to_block(fast);
@@ -785,8 +792,12 @@ impl Translator<'_, '_> {
         self.b.ins().jump(merge, &[]);
 
         // Watched memory: the checker's verdict from its shadow, in line.
-        self.b.switch_to_block(checked);
-        for slot in [2, 3] {
+        // (Without a checker its windows are empty: no such code.)
+        let slots: &[usize] = if self.checking { &[2, 3] } else { &[] };
+        if self.checking {
+            self.b.switch_to_block(checked);
+        }
+        for &slot in slots {
             let next = if slot == 2 { self.b.create_block() } else { slow };
             let hit = self.b.create_block();
             let inside = self.window_contains(slot, addr, size);

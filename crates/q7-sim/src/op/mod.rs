@@ -43,7 +43,8 @@ pub use placement::Destination;
 pub use q7_target::launch::status_meaning;
 use q7_target::schema::table::{self, SchemaEntry};
 pub use report::{
-    CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
+    CoreStats, Failure, FindingCounts, JitStats, OpReport, Outcome, OutputSource, OutputTensor, RunningCore,
+    UnwrittenOutput,
 };
 pub use session::OpSession;
 pub use symbols::{CodeLocation, DebugElf};

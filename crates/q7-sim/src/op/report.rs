@@ -199,10 +199,25 @@ pub struct OpReport {
     pub console_dropped: u64,
     #[serde(rename = "wall_seconds", serialize_with = "seconds")]
     pub wall: Duration,
+    /// What the JIT compiled for the run (`None` on the interpreter).
+    pub jit: Option<JitStats>,
     /// Each core's memory map when a core faulted, for the fault report
     /// (empty otherwise; not serialised).
     #[serde(skip)]
     pub memory_maps: Vec<String>,
+}
+
+/// The JIT's share of a run: how much it compiled, and the time that took
+/// (part of the run's wall time). The cores of a machine share one
+/// compiler, so these are machine totals.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct JitStats {
+    /// Compiled functions: blocks, loop bodies and regions.
+    pub blocks_compiled: u64,
+    /// Of them, regions (a hot block with the blocks it reaches).
+    pub regions_compiled: u64,
+    #[serde(rename = "compile_seconds", serialize_with = "seconds")]
+    pub compile_time: Duration,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

@@ -13,7 +13,8 @@ use super::launch_block::{self, CoreLaunch, Descriptor};
 use super::placement::{self, Destination, Placement};
 use super::profile::{self, Estimate, OpProfile};
 use super::report::{
-    CoreStats, Failure, FindingCounts, OpReport, Outcome, OutputSource, OutputTensor, RunningCore, UnwrittenOutput,
+    CoreStats, Failure, FindingCounts, JitStats, OpReport, Outcome, OutputSource, OutputTensor, RunningCore,
+    UnwrittenOutput,
 };
 use super::{lookup, OpError, OpImage, OpOptions};
 use crate::checks::{Allocator, Checker, Owner};
@@ -293,6 +294,11 @@ impl OpSession<'_> {
             stderr: String::from_utf8_lossy(&std::mem::take(&mut out.stderr)).into_owned(),
             console_dropped: out.dropped,
             wall: self.started.elapsed(),
+            jit: self.machine.cores[0].compile_time().map(|compile_time| JitStats {
+                blocks_compiled: self.machine.cores[0].blocks_compiled(),
+                regions_compiled: self.machine.cores[0].regions_compiled(),
+                compile_time,
+            }),
             memory_maps,
         })
     }

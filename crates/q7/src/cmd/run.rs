@@ -407,6 +407,14 @@ fn print_stats(report: &OpReport, estimate: &Estimate) {
         secs,
         insns as f64 / secs / 1e6
     );
+    if let Some(jit) = &report.jit {
+        eprintln!(
+            " jit  {} compiled ({} regions) in {:.3} s",
+            jit.blocks_compiled,
+            jit.regions_compiled,
+            jit.compile_time.as_secs_f64()
+        );
+    }
     eprintln!("{}", super::profile::estimate_line(estimate));
 }
 

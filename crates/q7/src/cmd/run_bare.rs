@@ -42,8 +42,9 @@ pub struct Args {
     /// interprets everything.
     #[arg(long, value_enum, default_value_t = super::run::EngineChoice::Jit)]
     engine: super::run::EngineChoice,
-    /// With the jit: compile a block once it has run N times (default
-    /// 200; 1 compiles nearly everything, as differential testing wants).
+    /// With the jit: compile a block once it has run N instructions
+    /// interpreted (runs times length; default 30000; 1 compiles nearly
+    /// everything, as differential testing wants).
     #[arg(long = "jit-hot", value_name = "N")]
     jit_hot: Option<u32>,
 }

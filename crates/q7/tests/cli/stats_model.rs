@@ -150,3 +150,34 @@ fn run_stats_on_spinning_cores_tracks_the_profile() {
     let cycles = runs[0]["predicted_cycles"].as_f64().unwrap();
     assert!((cycles / predicted - 1.0).abs() < 0.01, "--stats {cycles} cycles, q7 profile {predicted}");
 }
+
+/// The report says what the JIT compiled and the time that took (a part of
+/// the run's wall time); the interpreter compiles nothing and says so.
+#[test]
+fn run_reports_what_the_jit_compiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(20_000, 3));
+    let args = ["--in".to_string(), x.to_str().unwrap().to_string()];
+    let image = build("examples/relu_tcm");
+    for checks in [&[][..], &["--no-checks"][..]] {
+        let jit = json("run", &image, "relu_forward", &args, &[&["--engine", "jit"][..], checks].concat());
+        let (blocks, regions) = (jit["jit"]["blocks_compiled"].as_u64(), jit["jit"]["regions_compiled"].as_u64());
+        let (seconds, wall) = (jit["jit"]["compile_seconds"].as_f64().unwrap(), jit["wall_seconds"].as_f64().unwrap());
+        assert!(blocks.unwrap() > 0 && regions.unwrap() <= blocks.unwrap(), "{checks:?}: {}", jit["jit"]);
+        assert!(seconds > 0.0 && seconds < wall, "{checks:?}: compile {seconds} s of a {wall} s run");
+        let interp = json("run", &image, "relu_forward", &args, &[&["--engine", "interp"][..], checks].concat());
+        assert!(interp["jit"].is_null(), "{}", interp["jit"]);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .arg("run")
+        .arg(&image)
+        .args(["--fn", "relu_forward"])
+        .args(&args)
+        .args(["--stats", "--engine", "jit"])
+        .output()
+        .expect("run q7");
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr.lines().find(|l| l.starts_with(" jit  ")).unwrap_or_else(|| panic!("no jit line: {stderr}"));
+    assert!(line.contains(" compiled (") && line.ends_with(" s"), "{line}");
+}
