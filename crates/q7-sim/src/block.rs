@@ -63,6 +63,8 @@ pub struct Translation {
     /// Part of another block's region: control usually arrives inside it,
     /// so a region of its own would be compiled for little use.
     pub covered: Cell<bool>,
+    /// Its own code was sought after its region was refused at entry.
+    pub own_tried: Cell<bool>,
 }
 
 /// One block of a region: where it is and where its ops are in

@@ -364,6 +364,7 @@ impl Core {
                 if let (true, Some(region)) = (repeatable, block.translation.region.get()) {
                     match side.enter_region(&mut self.cpu, mem, region, limit) {
                         Ok(true) => continue,
+                        Ok(false) if block.translation.straight.get().is_none() => side.jit.region_refused(block),
                         Ok(false) => {}
                         Err(event) => return event,
                     }

@@ -405,6 +405,16 @@ impl Jit {
         seek_region
     }
 
+    /// The region `block` heads was refused at entry (a loop end inside it,
+    /// a frame to spill first): the block's own code, compiled once, runs
+    /// it meanwhile.
+    #[cold]
+    pub fn region_refused(&mut self, block: &Block) {
+        if !block.translation.own_tried.replace(true) && block.translation.straight.get().is_none() {
+            self.compile_straight(block);
+        }
+    }
+
     /// Compiles `block` once through, when that gains.
     fn compile_straight(&mut self, block: &Block) {
         if self.hot <= 1 || worth_compiling(block) {
