@@ -18,7 +18,7 @@ mod window;
 
 use crate::block::{Block, BlockCache, Fetcher, Region};
 use crate::config::CoreConfig;
-use crate::jit::{Compiler, Engine, Jit, JitCtx, SharedCompiler};
+use crate::jit::{Compiler, Engine, Jit, JitCtx, Seek, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
@@ -207,9 +207,14 @@ impl JitSide<'_> {
     /// region needs the block cache, hence here).
     #[inline(always)]
     fn consider(&mut self, cpu: &Cpu, block: &Block) {
-        if self.jit.consider(block, cpu.lbeg, cpu.lend) {
+        let seek = self.jit.consider(block, cpu.lbeg, cpu.lend);
+        if seek != Seek::Nothing {
             let (cache, hooks, filter) = (self.cache, self.hooks, self.filter);
-            self.jit.build_region(block, |pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));
+            let (lookup, excluded) = (|pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));
+            match seek {
+                Seek::Region => self.jit.build_region(block, lookup, excluded),
+                _ => self.jit.adopt_region(block, lookup, excluded),
+            }
         }
     }
 

@@ -276,6 +276,12 @@ impl Compiler {
         })))
     }
 
+    /// The code compiled before for `blocks` in `shape` (from any core's
+    /// copy), if any.
+    fn compiled_before(&self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
+        self.code.get(&CodeKey::new(blocks, shape, flavor)).copied().flatten()
+    }
+
     /// The code for `block` in `shape`: compiled before for an identical
     /// block (of any core), or now.
     fn get_or_compile(&mut self, blocks: &[&Block], shape: Shape, flavor: Flavor) -> Option<HostCode> {
@@ -363,20 +369,24 @@ impl Jit {
     /// head a region: the caller, who has the block cache, calls
     /// [`Jit::build_region`].
     #[inline(always)]
-    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) -> bool {
+    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) -> Seek {
         let t = &block.translation;
         let heat = t.heat.get();
         if heat < self.hot {
             // Instructions, not runs: compiling costs about the same for
             // any block, so a long one pays it back in fewer runs.
-            t.heat.set(heat + block.ops.len() as u32);
-            return false;
+            let warmer = heat + block.ops.len() as u32;
+            t.heat.set(warmer);
+            // Another core may have compiled its copy of this code already:
+            // taking that costs a lookup, so it is sought much earlier.
+            let early = self.hot / ADOPT_EARLY;
+            return if heat < early && warmer >= early { Seek::Compiled } else { Seek::Nothing };
         }
         let loop_body = block.straight && block.start == lbeg && block.end == lend;
-        if heat <= HOT + REGION_RETRY || (loop_body && !t.loop_tried.get()) {
-            return self.heated(block, lbeg, lend);
+        if (heat <= HOT + REGION_RETRY || (loop_body && !t.loop_tried.get())) && self.heated(block, lbeg, lend) {
+            return Seek::Region;
         }
-        false
+        Seek::Nothing
     }
 
     #[cold]
@@ -393,7 +403,7 @@ impl Jit {
         let seek_region = (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get();
         // A block that heads a region runs as its head: its own code is
         // compiled only when no region comes of it (see `build_region`).
-        if heat < HOT && !seek_region {
+        if heat < HOT && !seek_region && t.region.get().is_none() {
             self.compile_straight(block);
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
@@ -420,6 +430,32 @@ impl Jit {
         if self.hot <= 1 || worth_compiling(block) {
             let code = self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor());
             block.translation.straight.set(code);
+        }
+    }
+
+    /// The region `head` heads, if the shared compiler has its code from
+    /// another core's copy (see [`Seek::Compiled`]): blocks found as for
+    /// [`Jit::build_region`]; nothing is compiled.
+    #[cold]
+    pub fn adopt_region<'a>(
+        &mut self,
+        head: &'a Block,
+        lookup: impl Fn(u32) -> Option<&'a Block>,
+        excluded: impl Fn(u32) -> bool,
+    ) {
+        let t = &head.translation;
+        if t.region.get().is_some() || t.covered.get() {
+            return;
+        }
+        let blocks = region::discover(head, lookup, excluded);
+        if blocks.is_empty() {
+            return;
+        }
+        if let Some(code) = self.compiler.borrow().compiled_before(&blocks, Shape::Region, self.flavor()) {
+            for member in &blocks[1..] {
+                member.translation.covered.set(true);
+            }
+            let _ = t.region.set(Region::new(code, &blocks));
         }
     }
 
@@ -450,6 +486,21 @@ impl Jit {
         }
     }
 }
+
+/// What [`Jit::consider`] asks of its caller, who has the block cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seek {
+    Nothing,
+    /// The block just got hot: [`Jit::build_region`].
+    Region,
+    /// The block is warming: [`Jit::adopt_region`] takes the region another
+    /// core's copy of it compiled, if there is one.
+    Compiled,
+}
+
+/// A block looks for code other cores compiled at this fraction of the
+/// heat threshold.
+const ADOPT_EARLY: u32 = 16;
 
 /// Runs of a hot block after which its region is sought again.
 const REGION_RETRY: u32 = 16;
