@@ -452,10 +452,7 @@ impl Jit {
             return;
         }
         if let Some(code) = self.compiler.borrow().compiled_before(&blocks, Shape::Region, self.flavor()) {
-            for member in &blocks[1..] {
-                member.translation.covered.set(true);
-            }
-            let _ = t.region.set(Region::new(code, &blocks));
+            install_region(code, &blocks);
         }
     }
 
@@ -475,16 +472,19 @@ impl Jit {
             false => self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()),
         };
         match code {
-            Some(code) => {
-                for member in &blocks[1..] {
-                    member.translation.covered.set(true);
-                }
-                let _ = head.translation.region.set(Region::new(code, &blocks));
-            }
+            Some(code) => install_region(code, &blocks),
             None if head.translation.straight.get().is_none() => self.compile_straight(head),
             None => {}
         }
     }
+}
+
+/// Makes `code` the region of `blocks[0]`, whose other blocks it covers.
+fn install_region(code: HostCode, blocks: &[&Block]) {
+    for member in &blocks[1..] {
+        member.translation.covered.set(true);
+    }
+    let _ = blocks[0].translation.region.set(Region::new(code, blocks));
 }
 
 /// What [`Jit::consider`] asks of its caller, who has the block cache.
