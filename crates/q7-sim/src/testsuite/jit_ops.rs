@@ -436,6 +436,16 @@ fn fp_ops_agree() {
     }
 }
 
+/// An FCR rounding mode: round-to-nearest (the inline fast path's) half
+/// the time, else any of the four.
+fn rounding_mode(rng: &mut Rng) -> u32 {
+    if rng.below(2) == 0 {
+        0
+    } else {
+        rng.below(4) as u32
+    }
+}
+
 /// Binary32 values where the inline fast path of FP arithmetic meets the
 /// interpreter's cases: around the smallest normal and the largest finite
 /// magnitude, products and sums landing there, denormals, zeros,
@@ -528,7 +538,7 @@ fn fp_arithmetic_agrees() {
         }
         let mut code: Code = (0..1 + round % 12).map(|_| arith_op(&mut rng)).collect();
         code.push(stop());
-        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let mode = rounding_mode(&mut rng);
         let fp = FpStart {
             fr: std::array::from_fn(|_| arith_value(&mut rng)),
             fcr: mode | (rng.next_u32() & 0x7c),
@@ -583,7 +593,7 @@ fn fp_arithmetic_near_the_boundaries_agrees() {
             code.push((kind, vec![Fr(d), Fr(b), Fr(c)]));
         }
         code.push(stop());
-        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let mode = rounding_mode(&mut rng);
         let fp = FpStart { fr, fcr: mode, fsr: 0, cpenable: 1 };
         let regs = random_regs(&mut rng);
         agree_fp(&mut rng, &code, regs, fp, "FP arithmetic near the boundaries");
@@ -644,7 +654,7 @@ fn fp_loop_bodies_agree() {
             });
         }
         code.push(stop());
-        let mode = if rng.below(2) == 0 { 0 } else { rng.below(4) as u32 };
+        let mode = rounding_mode(&mut rng);
         let fp = FpStart { fr: std::array::from_fn(|_| arith_value(&mut rng)), fcr: mode, fsr: 0, cpenable: 1 };
         agree_fp(&mut rng, &code, regs, fp, "FP loop");
     }
