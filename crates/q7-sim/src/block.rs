@@ -219,16 +219,9 @@ impl BlockCache {
     }
 
     /// The block starting at `pc`, if decoded already (as of the last
-    /// [`BlockCache::get_or_build`], which flushes stale blocks).
+    /// [`BlockCache::index_or_build`], which flushes stale blocks).
     pub fn peek(&self, pc: u32) -> Option<&Block> {
         self.index.get(&pc).map(|&i| &self.blocks[i as usize])
-    }
-
-    /// The block starting at `pc`, decoding it if needed.
-    #[inline]
-    pub fn get_or_build(&mut self, pc: u32, fetcher: Fetcher<'_>, mem: &mut Memory) -> Result<&Block, Stop> {
-        let index = self.index_or_build(pc, fetcher, mem)?;
-        Ok(&self.blocks[index])
     }
 
     /// The block at `index` (from [`BlockCache::index_or_build`]).
@@ -237,8 +230,9 @@ impl BlockCache {
         &self.blocks[index]
     }
 
-    /// [`BlockCache::get_or_build`], as the block's index, so the caller can
-    /// go on looking up other blocks while it holds this one.
+    /// The index of the block starting at `pc` (see [`BlockCache::at`]),
+    /// decoding it if needed: an index, so the caller can go on looking up
+    /// other blocks while it holds this one.
     #[inline]
     pub fn index_or_build(&mut self, pc: u32, fetcher: Fetcher<'_>, mem: &mut Memory) -> Result<usize, Stop> {
         if self.epoch != mem.code_epoch {

@@ -18,7 +18,7 @@ impl Cpu {
     /// when it runs the block's branch.
     #[inline(always)]
     pub(super) fn enter(&mut self, mem: &mut Memory, block: &Block, code: HostCode, iterations: u64) -> (usize, u64) {
-        let (next, done, _) = self.call_compiled(mem, code, &block.ops, block.start, iterations);
+        let (next, done) = self.call_compiled(mem, code, &block.ops, block.start, iterations);
         (next as usize, done)
     }
 
@@ -30,7 +30,7 @@ impl Cpu {
     pub(super) fn run_region(&mut self, mem: &mut Memory, region: &Region, budget: u64) -> Result<bool, Event> {
         let head = region.blocks[0].start;
         let budget = budget.min(MAX_REGION_BUDGET);
-        let (result, counts, _) = self.call_compiled(mem, region.code, &region.ops, head, budget);
+        let (result, counts) = self.call_compiled(mem, region.code, &region.ops, head, budget);
         let (insns, cycles) = unpack(counts);
         let (k, i) = ((result >> 16) as usize, (result & 0xffff) as usize);
         self.insns += insns;
@@ -69,8 +69,8 @@ impl Cpu {
         ops: &[Op],
         base: u32,
         iterations: u64,
-    ) -> (u32, u64, u64) {
-        let Some(mut ctx) = self.jit.take() else { return (0, 0, 0) };
+    ) -> (u32, u64) {
+        let Some(mut ctx) = self.jit.take() else { return (0, 0) };
         // Everything compiled code and `fp_step` touch is reached through
         // this one pointer while it runs.
         let cpu: *mut Cpu = self;
@@ -89,7 +89,6 @@ impl Cpu {
             ctx.mem = mem;
             ctx.iterations = iterations;
             ctx.done = 0;
-            ctx.cycles = 0;
             ctx.fp_step = Some(fp_step);
             ctx.cpu = cpu.cast();
             ctx.ops = ops.as_ptr();
@@ -104,9 +103,9 @@ impl Cpu {
         };
         self.next_pc = ctx.next_pc;
         self.taken = ctx.taken != 0;
-        let counts = (ctx.done, ctx.cycles);
+        let done = ctx.done;
         self.jit = Some(ctx);
-        (next, counts.0, counts.1)
+        (next, done)
     }
 }
 

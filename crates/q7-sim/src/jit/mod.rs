@@ -87,11 +87,11 @@ pub struct JitCtx {
     /// FCR: FP arithmetic runs inline only in round-to-nearest.
     pub fcr: u32,
     /// Loop shape: iterations to run, and iterations completed. Self-loop
-    /// and region shapes: the instruction budget, and instructions retired.
+    /// shape: the instruction budget, and passes completed. Region shape:
+    /// the instruction budget, and the instructions and cycles retired,
+    /// packed (`region::unpack`).
     pub iterations: u64,
     pub done: u64,
-    /// Region shape: cycles of the instructions in `done`.
-    pub cycles: u64,
     /// The host page table (see [`HostPages`]).
     pub pages: *const *mut u8,
     pub read_len: *const u32,
@@ -137,7 +137,6 @@ impl JitCtx {
             fcr: 0,
             iterations: 0,
             done: 0,
-            cycles: 0,
             pages: std::ptr::null(),
             read_len: std::ptr::null(),
             write_len: std::ptr::null(),

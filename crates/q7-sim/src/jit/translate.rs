@@ -115,11 +115,10 @@ pub(super) struct Translator<'a, 'f> {
     /// CPENABLE bit 0 clear (i8): FP ops exit.
     fp_off: Option<Value>,
     sar: Variable,
-    /// Loop shape: iterations completed so far; region shape: instructions
-    /// retired in finished blocks (i64, stored to `ctx.done` on leaving).
+    /// Loop and self-loop shapes: iterations completed so far; region
+    /// shape: instructions and cycles retired in finished blocks, packed
+    /// (i64, stored to `ctx.done` on leaving).
     pub(super) done: Option<Variable>,
-    /// Region shape: their cycles (stored to `ctx.cycles`).
-    pub(super) cycles: Option<Variable>,
     /// Or-ed into every exit index (a region's block number, `k << 16`).
     pub(super) exit_tag: u32,
     /// Where the current block's ops start in `ctx.ops` (for `fp_step`).
@@ -237,7 +236,6 @@ pub(super) fn build(
         fp_off,
         sar,
         done: None,
-        cycles: None,
         exit_tag: 0,
         fp_base: 0,
         written: all.ar_write,
@@ -312,10 +310,6 @@ impl Translator<'_, '_> {
         if let Some(done) = self.done {
             let done = self.b.use_var(done);
             self.b.ins().store(TRUSTED, done, self.ctx, offset_of!(JitCtx, done) as i32);
-        }
-        if let Some(cycles) = self.cycles {
-            let cycles = self.b.use_var(cycles);
-            self.b.ins().store(TRUSTED, cycles, self.ctx, offset_of!(JitCtx, cycles) as i32);
         }
         let index = self.iconst(index);
         self.b.ins().return_(&[index]);
