@@ -329,14 +329,17 @@ impl Core {
             if self.halt_pc == Some(pc) {
                 return Event::Halted;
             }
-            if self.at_hook(pc) {
+            let hooked_here = self.at_hook(pc);
+            if hooked_here {
                 if !self.hook_taken {
                     self.hook_taken = true;
                     return Event::Hook(pc);
                 }
                 self.hook_taken = false;
             }
-            let repeatable = self.halt_pc != Some(pc) && !self.at_hook(pc);
+            // Not the halt pc (that returned above) and not a hook: nothing
+            // needs a look before this block runs again.
+            let repeatable = !hooked_here;
             let fetcher = Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend };
             let block = match self.cache.index_or_build(pc, fetcher, mem) {
                 Ok(index) => self.cache.at(index),
