@@ -221,12 +221,15 @@ fn with_session<R>(
     let values = argument_values(args, matches, &arrays);
     // The shape function's answer, unless both flags override it.
     let shaped = shaped_destination(args, &library, &values)?;
+    // Ctrl-C stops the simulated run (and is reported) rather than q7.
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
             wall: Duration::from_secs(args.timeout),
             seed: args.seed,
             engine: args.engine.engine(),
+            interrupt: Some(interrupt),
             ..RunLimits::default()
         },
         checks: !args.no_checks,

@@ -64,6 +64,8 @@ pub fn run(args: Args) -> Result<()> {
         },
         ..RunLimits::default()
     };
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
+    let limits = RunLimits { interrupt: Some(interrupt), ..limits };
     let started = Instant::now();
     let mut machine = bare::load(&board, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
     let run = bare::finish(&mut machine, limits);
@@ -87,6 +89,12 @@ pub fn run(args: Args) -> Result<()> {
         (RunEnd::Exited, Some(code)) => std::process::exit(code),
         (RunEnd::Budget, _) => bail!("{elf}: stopped after {} instructions (the budget, --max-insns)", run.insns),
         (RunEnd::Timeout, _) => bail!("{elf}: stopped after {} s (--timeout)", args.timeout),
+        (RunEnd::Interrupted, _) => bail!("{elf}: interrupted after {} instructions", run.insns),
+        (RunEnd::Deadlock, _) => bail!(
+            "{elf}: the core loops forever without writing memory (at pc {:#010x}, after {} instructions)",
+            machine.cores[0].cpu.pc,
+            run.insns
+        ),
         _ => match run.stop {
             Some(stop) => bail!("{elf}: {stop}"),
             None => bail!("{elf}: the core stopped without exiting"),
