@@ -85,9 +85,12 @@ pub struct Args {
     /// A double argument (schema type float).
     #[arg(long = "double", value_name = "X", allow_negative_numbers = true)]
     doubles: Vec<f64>,
-    /// Write the output tensor here.
+    /// Write the output tensor here (only when the run succeeds).
     #[arg(long = "out", value_name = "FILE.npy")]
     pub(super) out: Option<PathBuf>,
+    /// Write --out even when the run fails (a fault, a finding, --strict).
+    #[arg(long = "out-on-failure", requires = "out")]
+    out_on_failure: bool,
     /// 8 for the SPMD images of a multicore build (default when present), fewer to run fewer cores.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub(super) cores: Option<u32>,
@@ -330,11 +333,15 @@ fn flag_for(kind: ArgKind) -> &'static str {
 }
 
 /// Writes the output and prints what the flags ask; an error for a failed run.
+/// A failed run writes no output unless --out-on-failure asks for it.
 pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Result<()> {
-    if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
-        // The header, then the data from the report: no copy of the tensor.
-        let header = npy::header(output.dtype, &output.shape);
-        crate::io::write_output_parts(path, &[&header, &output.data])?;
+    let verdict = verdict(args, &report);
+    if let (Some(path), Some(output)) = (&args.out, &report.output) {
+        if verdict.is_ok() || args.out_on_failure {
+            // The header, then the data from the report: no copy of the tensor.
+            let header = npy::header(output.dtype, &output.shape);
+            crate::io::write_output_parts(path, &[&header, &output.data])?;
+        }
     }
     if args.json {
         let estimate = estimate.filter(|_| args.stats);
@@ -350,12 +357,23 @@ pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Res
             eprintln!("q7 run: note: {unwritten} (--strict makes this an error)");
         }
     }
-    if report.console_dropped > 0 {
+    // Streamed console output reached the terminal whole; only the copy a
+    // JSON report keeps is capped.
+    if report.console_dropped > 0 && args.json {
         eprintln!(
-            "q7 run: note: {} bytes of console output past the capture limit were dropped",
+            "q7 run: note: the JSON report keeps the first {} bytes of each console stream; {} bytes more were not kept",
+            q7_sim::output::CAPTURE_LIMIT,
             report.console_dropped
         );
     }
+    if verdict.is_err() && args.out.is_some() && !args.out_on_failure {
+        eprintln!("q7 run: note: the run failed, so --out was not written (--out-on-failure writes it anyway)");
+    }
+    verdict
+}
+
+/// Whether the run succeeded as the flags judge it, and if not, why.
+fn verdict(args: &Args, report: &OpReport) -> Result<()> {
     if let Some(failure) = &report.failure {
         let hint = match failure {
             Failure::Budget { .. } => "; raise --max-insns".to_string(),
