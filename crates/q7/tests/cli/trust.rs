@@ -115,3 +115,46 @@ fn a_failed_run_leaves_out_alone_unless_asked() {
     assert_eq!(run.status.code(), Some(1));
     assert!(std::fs::read(&out).unwrap().starts_with(b"\x93NUMPY"));
 }
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn out_writes_through_devices_and_links_and_keeps_the_mode() {
+    let b = build_once(&root().join("examples/relu"), "trust-tests", "relu", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let x = input_file(dir.path());
+    let run =
+        |out: &Path| q7_run(&[b.to_str().unwrap(), "--fn", "relu_forward", "--in", &x, "--out", out.to_str().unwrap()]);
+    // A character device (the issue's `mknod F c 1 3`, a second /dev/null)
+    // is written through and stays a device; as non-root, /dev/null itself
+    // would be the only one to hand, and is left alone.
+    if is_root() {
+        let device = dir.path().join("null-device");
+        assert!(Command::new("mknod").args(["-m666"]).arg(&device).args(["c", "1", "3"]).status().unwrap().success());
+        let out = run(&device);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::symlink_metadata(&device).unwrap().file_type().is_char_device());
+    } else {
+        eprintln!("not root: the mknod case is skipped");
+    }
+    // A link is followed; the link stays; the replaced file keeps its mode.
+    let target = dir.path().join("target.npy");
+    std::fs::write(&target, b"old").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.path().join("link.npy");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = run(&link);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::read(&target).unwrap().starts_with(b"\x93NUMPY"));
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+    // A directory is refused with one line naming it.
+    let out = run(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot write") && err.contains("a directory"), "{err}");
+}
