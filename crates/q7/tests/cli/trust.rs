@@ -158,3 +158,47 @@ fn out_writes_through_devices_and_links_and_keeps_the_mode() {
     let err = text(&out.stderr);
     assert!(err.contains("cannot write") && err.contains("a directory"), "{err}");
 }
+
+fn q7_build_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_q7"))
+        .current_dir(dir)
+        .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open", "--name", "librelu", "--fn", "relu_forward"])
+        .args(["--schema", "relu_forward(Tensor _0) -> Tensor"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_build_never_overwrites_its_own_sources() {
+    // The vendor's build.py builds into the source directory; a source named
+    // like a generated file is refused, not overwritten.
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read(root().join("examples/relu/relu.cpp")).unwrap();
+    for name in ["wrapper.cpp", "librelu.so"] {
+        std::fs::write(dir.path().join(name), &source).unwrap();
+        let out = q7_build_in(dir.path(), &[name, "--build-dir", "."]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("q7: error: {name}: the build would overwrite this source")), "{err}");
+        assert_eq!(std::fs::read(dir.path().join(name)).unwrap(), source, "{name} was changed");
+        std::fs::remove_file(dir.path().join(name)).unwrap();
+    }
+}
+
+#[test]
+fn source_names_never_become_options_or_response_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join("examples/relu/relu.cpp"), dir.path().join("-relu.cpp")).unwrap();
+    // `@b.cpp` would make clang apply the options written in `b.cpp`.
+    std::fs::write(dir.path().join("@b.cpp"), "int helper(int x) { return x + 1; }\n").unwrap();
+    std::fs::write(dir.path().join("b.cpp"), "-include /nonexistent/planted.h\n").unwrap();
+    let out = q7_build_in(dir.path(), &["--build-dir", "out", "--", "-relu.cpp"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = q7_build_in(dir.path(), &["--build-dir", "out", "--", "-relu.cpp", "@b.cpp"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("@b.cpp: a source whose name starts with `@` is read by clang as a response file"), "{err}");
+    assert!(!err.contains("planted.h"), "{err}");
+}
