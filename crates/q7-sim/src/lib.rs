@@ -73,6 +73,8 @@ pub enum SimError {
     Elf(#[from] q7_elf::Error),
     #[error("segment at {vaddr:#x} runs past the end of the file")]
     SegmentPastEnd { vaddr: u32 },
+    #[error("the loadable segments at {first:#x} and {second:#x} overlap")]
+    OverlappingSegments { first: u32, second: u32 },
     /// The image could not be bound to its window.
     #[error(transparent)]
     Prelink(#[from] q7_pack::prelink::PrelinkError),

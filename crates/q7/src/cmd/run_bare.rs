@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use q7_sim::bare::{self, Board};
 use q7_sim::machine::{RunEnd, RunLimits};
+use q7_sim::output::{Output, OutputMode};
 
 /// Run a bare-metal program on a QEMU sample board (`-M sim`).
 ///
@@ -68,11 +69,12 @@ pub fn run(args: Args) -> Result<()> {
     let limits = RunLimits { interrupt: Some(interrupt), ..limits };
     let started = Instant::now();
     let mut machine = bare::load(&board, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
+    // Console output goes out as the program writes it, all of it, as
+    // QEMU's does (the capture a library caller reads is capped).
+    machine.output = Output::new(1, OutputMode { prefix: false, stream: true });
     let run = bare::finish(&mut machine, limits);
     let secs = started.elapsed().as_secs_f64();
-    std::io::stdout().write_all(&run.stdout)?;
     std::io::stdout().flush()?;
-    std::io::stderr().write_all(&run.stderr)?;
     if args.state {
         eprintln!("state {:016x}", bare::state_digest(&machine));
     }
