@@ -160,6 +160,14 @@ fn parse_number(text: &str) -> Result<Number, String> {
     if let Ok(i) = text.parse::<i64>() {
         return Ok(Number::Int(i));
     }
+    // A whole number past 64 bits would round to a float that fits (and
+    // -2^63-1 would become i64::MIN): refused, whatever the schema wants.
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{text}` is outside the 64-bit integer range (write it with a decimal point for a float)"
+        ));
+    }
     text.parse::<f64>().map(Number::Float).map_err(|_| format!("`{text}` is not a number"))
 }
 
@@ -316,7 +324,9 @@ pub(super) fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
         OpError::NoFunctionTable { .. } => " (pass --index)".into(),
         OpError::LoneCoreImage { .. } => String::new(),
         OpError::SingleImageOnCores { .. } => " (build with --multicore for more cores)".into(),
-        OpError::TensorMemory { .. } if args.dst_shape.is_some() => " (check --dst-shape)".into(),
+        OpError::TensorMemory { .. } | OpError::TensorUncountable { .. } if args.dst_shape.is_some() => {
+            " (check --dst-shape)".into()
+        }
         OpError::ShapeProgram { .. } => " (--dst-shape with --dst-dtype skips the shape function)".into(),
         _ => String::new(),
     };
@@ -449,6 +459,11 @@ mod tests {
         assert_eq!(parse_number("-2"), Ok(Number::Int(-2)));
         assert_eq!(parse_number("0.5"), Ok(Number::Float(0.5)));
         assert!(parse_number("x").is_err());
+        for outside in ["-9223372036854775809", "9223372036854775808", "+99999999999999999999"] {
+            assert!(parse_number(outside).unwrap_err().contains("outside the 64-bit integer range"), "{outside}");
+        }
+        assert_eq!(parse_number("-9223372036854775808"), Ok(Number::Int(i64::MIN)));
+        assert_eq!(parse_number("9223372036854775808.0"), Ok(Number::Float(2f64.powi(63))));
     }
 
     #[test]
