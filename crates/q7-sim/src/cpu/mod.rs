@@ -15,6 +15,7 @@ mod fp;
 mod probe;
 mod profiled;
 mod sregs;
+mod unwind;
 mod window;
 
 use crate::block::{Block, BlockCache, Fetcher, Region};
@@ -24,6 +25,7 @@ use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
 pub use crate::stop::{cause, Stop};
+pub use unwind::Frame;
 
 /// Why [`Core::run`] returned.
 #[derive(Clone, Debug, PartialEq)]

@@ -71,6 +71,8 @@ pub struct RunningCore {
     pub pc: u32,
     /// `pc` named (function, and source line in a `-g` build).
     pub location: CodeLocation,
+    /// The calls that led there, innermost first (the windowed call stack).
+    pub callers: Vec<CodeLocation>,
 }
 
 /// The first problem of a run.
@@ -114,9 +116,19 @@ fn describe_where(location: Option<&CodeLocation>, called_from: Option<&CodeLoca
 fn where_cores_are(running: &[RunningCore]) -> String {
     let list: Vec<String> = running
         .iter()
-        .map(|r| match (&r.location.function, &r.location.source) {
-            (None, None) => format!("core {} at pc {:#010x}", r.core, r.pc),
-            _ => format!("core {} at pc {:#010x} in {}", r.core, r.pc, r.location),
+        .map(|r| {
+            let mut text = match (&r.location.function, &r.location.source) {
+                (None, None) => format!("core {} at pc {:#010x}", r.core, r.pc),
+                _ => format!("core {} at pc {:#010x} in {}", r.core, r.pc, r.location),
+            };
+            // Inside code without lines (the SDK): the nearest caller with
+            // one (the op's own line in a `-g` build), else the next caller.
+            if r.location.source.is_none() {
+                if let Some(caller) = r.callers.iter().find(|c| c.source.is_some()).or(r.callers.first()) {
+                    text += &format!(", called from {caller}");
+                }
+            }
+            text
         })
         .collect();
     list.join(", ")

@@ -25,6 +25,9 @@ use crate::mem::{Memory, Perms, RegionKind};
 use crate::output::OutputMode;
 use crate::{firmware, SimError};
 
+/// Frames of a call stack a report names at most.
+const MAX_FRAMES: usize = 32;
+
 /// A loaded machine, ready to run one launch.
 pub struct OpSession<'lib> {
     pub machine: Machine,
@@ -234,8 +237,10 @@ impl OpSession<'_> {
             .enumerate()
             .filter(|(_, s)| **s == CoreState::Running)
             .map(|(core, _)| {
-                let pc = self.machine.cores[core].cpu.pc;
-                RunningCore { core, pc, location: self.images[core].locate(pc) }
+                let cpu = &self.machine.cores[core].cpu;
+                let stack = cpu.call_stack(&self.machine.mem, MAX_FRAMES);
+                let callers = stack[1..].iter().map(|f| self.images[core].locate(f.pc)).collect();
+                RunningCore { core, pc: cpu.pc, location: self.images[core].locate(cpu.pc), callers }
             })
             .collect();
         let instructions = stats.iter().map(|s| s.instructions).sum();

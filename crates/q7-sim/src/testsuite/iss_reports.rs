@@ -256,3 +256,44 @@ fn a_fault_inside_a_loop_body_stops_at_the_exact_iteration() {
         assert!(stopped(&m).to_string().contains("4-byte load from 0x84200000"), "{}", stopped(&m));
     }
 }
+
+#[test]
+fn the_call_stack_is_read_through_live_and_spilled_frames() {
+    // main: call4 f(20); f(n): n == 0 ? spin : f(n - 1). 20 call8 frames
+    // are 160 registers: most frames are spilled to their save areas by the
+    // time the innermost spins, the rest are live in the register file. (The
+    // outermost call is a call4, as crt0's: see the recursion test above.)
+    let f = BASE + 0x40;
+    let mut image = assemble(BASE, &[(O::Movi, vec![Ar(6), Imm(20)]), (O::Call4, vec![Target(f)])]);
+    let main_call = BASE + 3;
+    image.resize(0x40, 0);
+    image.extend(assemble(
+        f,
+        &[
+            (O::Entry, vec![Ar(1), Imm(32)]),
+            (O::Beqz, vec![Ar(2), Target(5)]),
+            (O::Addi, vec![Ar(10), Ar(2), Imm(-1)]),
+            (O::Call8, vec![Target(f)]),
+            (O::RetwN, vec![]),
+            (O::J, vec![Target(5)]),
+        ],
+    ));
+    let recursive_call = f + 3 + 3 + 3;
+    let spin = f + 3 + 3 + 3 + 3 + 2;
+    let mut m = machine(&image);
+    m.limits.max_insns = 100_000;
+    m.run();
+    let cpu = &m.cores[0].cpu;
+    assert_eq!(cpu.pc, spin);
+    let stack = cpu.call_stack(&m.mem, 64);
+    let pcs: Vec<u32> = stack.iter().map(|frame| frame.pc).collect();
+    let mut expected = vec![spin];
+    expected.extend(std::iter::repeat_n(recursive_call, 20));
+    expected.push(main_call);
+    assert_eq!(pcs, expected);
+    // Each caller's stack pointer is 32 bytes above its callee's.
+    for pair in stack[..21].windows(2) {
+        assert_eq!(pair[1].sp, pair[0].sp + 32, "{stack:x?}");
+    }
+    assert_eq!(m.cores[0].cpu.call_stack(&m.mem, 5).len(), 5);
+}

@@ -91,6 +91,9 @@ fn cores_waiting_on_memory_no_core_writes_stop_as_a_deadlock() {
         for core in 0..8 {
             assert!(err.contains(&format!("core {core} at pc 0x")), "{engine}: core {core} not named: {err}");
         }
+        // Each core spins inside the SDK's get_cpu_id; the report goes up the
+        // call stack to the op's own function.
+        assert_eq!(err.matches("called from wait_forever(at::Tensor const&)+0x").count(), 8, "{err}");
     }
 }
 
