@@ -354,6 +354,12 @@ fn console_capture_is_capped_with_a_note() {
     // 3 MiB of text, in lines of at most 4096 bytes, each with "[core 0] " and a newline.
     let lines = (3u64 << 20).div_ceil(4096);
     assert_eq!(captured + dropped, (3 << 20) + lines * 10);
-    assert!(text(&out.stderr)
-        .contains(&format!("q7 run: note: {dropped} bytes of console output past the capture limit were dropped")));
+    assert!(text(&out.stderr).contains(&format!(
+        "q7 run: note: the JSON report keeps the first 1048576 bytes of each console stream; {dropped} bytes more were not kept"
+    )));
+    // Streamed to the terminal, the console arrives whole and no note claims otherwise.
+    let out = q7_run(&[b.to_str().unwrap(), "--fn", "chatty_forward", "--in", x.to_str().unwrap(), "--cores", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout.len() as u64, captured + dropped);
+    assert!(!text(&out.stderr).contains("not kept"), "{}", text(&out.stderr));
 }
