@@ -177,7 +177,7 @@ pub fn run(
     if let Some(failure) = &report.failure {
         problems.push(failure.to_string());
     }
-    problems.extend(report.findings.iter().cloned());
+    problems.extend(report.findings.iter().map(|f| f.to_string()));
     let counts = report.finding_counts;
     if counts.total() as usize > report.findings.len() {
         problems.push(format!(

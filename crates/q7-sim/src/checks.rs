@@ -57,6 +57,17 @@ pub enum Finding {
     UninitRead { core: usize, pc: u32, addr: u32, what: String },
 }
 
+impl Finding {
+    /// The core that made the access, and the access's pc.
+    pub fn place(&self) -> (usize, u32) {
+        match *self {
+            Finding::StrayStore { core, pc, .. }
+            | Finding::Race { core, pc, .. }
+            | Finding::UninitRead { core, pc, .. } => (core, pc),
+        }
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

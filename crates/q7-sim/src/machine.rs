@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::checks::HookFrame;
 use crate::config::CoreConfig;
-use crate::cpu::{Core, Event};
+use crate::cpu::{Core, Event, Frame};
 use crate::interrupt::Interrupt;
 use crate::jit::Engine;
 use crate::mem::Memory;
@@ -92,6 +92,9 @@ pub enum RunEnd {
     Deadlock,
 }
 
+/// Frames of a call stack the machine reads at most.
+pub const MAX_FRAMES: usize = 32;
+
 /// How often (in instructions over all cores) the machine looks for a
 /// deadlock: rarely enough that the look costs nothing measurable, often
 /// enough that a hung op stops within a fraction of a second.
@@ -109,6 +112,9 @@ pub struct Machine {
     /// Per core, when the run is priced on the fast engines (see
     /// [`Machine::price_transfers`]); else empty.
     pub transfer_spans: Vec<TransferSpans>,
+    /// With [`Core::stop_on_finding`]: the call stack of each kept finding
+    /// of the checker, by the finding's index.
+    pub finding_stacks: Vec<(usize, Vec<Frame>)>,
     rng: u64,
 }
 
@@ -124,6 +130,7 @@ impl Machine {
             output: Output::new(count, output),
             limits: RunLimits::default(),
             transfer_spans: Vec::new(),
+            finding_stacks: Vec::new(),
             rng: 0,
         }
     }
@@ -273,6 +280,7 @@ impl Machine {
                 Event::Simcall => self.simcall(id),
                 Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
                 Event::Halted => self.states[id] = CoreState::Halted,
+                Event::Finding => self.note_finding_stack(id),
                 Event::Hook(pc) => {
                     self.transfer_hook(id, pc);
                     if let Some(checker) = &mut self.mem.checker {
@@ -288,6 +296,17 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Core `id` just made the access of the checker's last finding: its
+    /// call stack, with the access's pc as the innermost frame.
+    fn note_finding_stack(&mut self, id: usize) {
+        let Some(checker) = &self.mem.checker else { return };
+        let Some(finding) = checker.findings.last() else { return };
+        let index = checker.findings.len() - 1;
+        let mut stack = self.cores[id].cpu.call_stack(&self.mem, MAX_FRAMES);
+        stack[0].pc = finding.place().1;
+        self.finding_stacks.push((index, stack));
     }
 
     /// Services the `simcall` core `id` just executed.

@@ -180,20 +180,23 @@ impl Cpu {
         self.cycles += iterations * block.cycles;
     }
 
-    /// Like [`Cpu::exec_block`], one op at a time, printing each to stderr.
-    pub(crate) fn exec_block_traced(&mut self, mem: &mut Memory, block: &Block) -> Result<(), Event> {
+    /// Like [`Cpu::exec_block`], one op at a time (the op at the pc),
+    /// printing each to stderr when `trace`.
+    pub(crate) fn exec_one(&mut self, mem: &mut Memory, block: &Block, trace: bool) -> Result<(), Event> {
         let pc = self.pc;
         let Some(i) = block.ops.iter().position(|op| op.pc == pc) else {
             return self.exec_block(mem, block, 0, false);
         };
         let op = block.ops[i];
-        let mut bytes = [0u8; 3];
-        let text = match mem.fetch(self.id, op.pc, &mut bytes) {
-            Ok(n) => q7_isa::decode(&bytes[..n], op.pc, &self.config.isa)
-                .map_or_else(|_| op.opcode.mnemonic().to_string(), |insn| insn.to_string().replace('\t', " ")),
-            Err(_) => op.opcode.mnemonic().to_string(),
-        };
-        eprintln!("core {} {:#010x}: {text}", self.id, op.pc);
+        if trace {
+            let mut bytes = [0u8; 3];
+            let text = match mem.fetch(self.id, op.pc, &mut bytes) {
+                Ok(n) => q7_isa::decode(&bytes[..n], op.pc, &self.config.isa)
+                    .map_or_else(|_| op.opcode.mnemonic().to_string(), |insn| insn.to_string().replace('\t', " ")),
+                Err(_) => op.opcode.mnemonic().to_string(),
+            };
+            eprintln!("core {} {:#010x}: {text}", self.id, op.pc);
+        }
         if self.overflows(op.frame) {
             self.exceptions += 1;
             self.window_overflow(op.pc);

@@ -42,6 +42,9 @@ pub enum Event {
     /// The pc reached an address registered with [`Core::add_hook`]; the
     /// instruction there has not run yet.
     Hook(u32),
+    /// The instruction just run made the checker keep a finding (only with
+    /// [`Core::stop_on_finding`]).
+    Finding,
 }
 
 /// Bounds the stack pointer must stay within, checked on every `entry`
@@ -176,6 +179,10 @@ pub struct Core {
     cache: BlockCache,
     /// Print every executed instruction to stderr.
     pub trace: bool,
+    /// Run one instruction at a time and return [`Event::Finding`] right
+    /// after an access the checker kept a finding for (the state is then
+    /// that of the access: its call stack can be read).
+    pub stop_on_finding: bool,
     /// Price and file every instruction (the profiling path, slower).
     pub profile: Option<Box<CoreProfile>>,
     /// Stop with [`Event::Halted`] when the pc gets here.
@@ -248,6 +255,7 @@ impl Core {
             cpu: Cpu::new(id, config),
             cache: BlockCache::new(),
             trace: false,
+            stop_on_finding: false,
             profile: None,
             halt_pc: None,
             hooks: Vec::new(),
@@ -354,9 +362,13 @@ impl Core {
                 }
                 continue;
             }
-            if self.trace {
-                if let Err(event) = self.cpu.exec_block_traced(mem, block) {
+            if self.trace || self.stop_on_finding {
+                let kept = mem.checker.as_ref().map_or(0, |c| c.findings.len());
+                if let Err(event) = self.cpu.exec_one(mem, block, self.trace) {
                     return event;
+                }
+                if self.stop_on_finding && mem.checker.as_ref().is_some_and(|c| c.findings.len() > kept) {
+                    return Event::Finding;
                 }
                 continue;
             }

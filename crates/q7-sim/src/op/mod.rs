@@ -43,8 +43,8 @@ pub use placement::Destination;
 pub use q7_target::launch::status_meaning;
 use q7_target::schema::table::{self, SchemaEntry};
 pub use report::{
-    CoreStats, Failure, FindingCounts, JitStats, OpReport, Outcome, OutputSource, OutputTensor, RunningCore,
-    UnwrittenOutput,
+    CoreStats, Failure, FindingCounts, FindingReport, JitStats, OpReport, Outcome, OutputSource, OutputTensor,
+    RunningCore, UnwrittenOutput,
 };
 pub use session::OpSession;
 pub use symbols::{CodeLocation, DebugElf};
@@ -69,6 +69,9 @@ pub struct OpOptions {
     pub dst: Option<Destination>,
     /// Function index, skipping the lookup by name.
     pub function_index: Option<u32>,
+    /// Run one instruction at a time and read the call stack of every kept
+    /// finding (what [`OpLibrary::locate_findings`] runs).
+    pub locate_findings: bool,
 }
 
 impl Default for OpOptions {
@@ -82,6 +85,7 @@ impl Default for OpOptions {
             heap_per_core: None,
             dst: None,
             function_index: None,
+            locate_findings: false,
         }
     }
 }
@@ -157,6 +161,31 @@ impl OpLibrary {
     /// Runs `function` (a compute function or op name) on `args`.
     pub fn run(&self, function: &str, args: &[ArgValue], opts: &OpOptions) -> Result<OpReport, OpError> {
         self.prepare(function, args, opts)?.run()
+    }
+
+    /// Gives `report`'s findings their call stacks: the run is deterministic,
+    /// so it runs again, one instruction at a time, stopping after each
+    /// access that makes a finding to read the stack (only failing runs pay
+    /// for this). A finding the second run does not make again (a race under
+    /// a different interleaving) keeps an empty stack.
+    pub fn locate_findings(
+        &self,
+        function: &str,
+        args: &[ArgValue],
+        opts: &OpOptions,
+        report: &mut OpReport,
+    ) -> Result<(), OpError> {
+        if report.findings.is_empty() {
+            return Ok(());
+        }
+        let opts = OpOptions { locate_findings: true, trace: false, stream_output: false, ..opts.clone() };
+        let located = self.prepare(function, args, &opts)?.run()?;
+        for finding in &mut report.findings {
+            if let Some(same) = located.findings.iter().find(|l| l.message == finding.message) {
+                finding.stack = same.stack.clone();
+            }
+        }
+        Ok(())
     }
 
     /// Loads a machine for one launch without running it.

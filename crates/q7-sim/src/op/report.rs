@@ -203,6 +203,55 @@ impl std::fmt::Display for UnwrittenOutput {
     }
 }
 
+/// One finding of q7's checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FindingReport {
+    /// One line: core, pc, the access and what it hit.
+    pub message: String,
+    pub core: usize,
+    pub pc: u32,
+    /// The call stack at the access, innermost first, when it was located
+    /// ([`super::OpLibrary::locate_findings`]); else empty.
+    pub stack: Vec<CodeLocation>,
+}
+
+impl FindingReport {
+    /// The frame to name in one line: the innermost with a source line (the
+    /// op's own code in a `-g` build), else the innermost outside the SDK,
+    /// else the innermost named one.
+    pub fn where_in_source(&self) -> Option<&CodeLocation> {
+        let named = |f: &&CodeLocation| f.function.is_some();
+        (self.stack.iter().find(|f| f.source.is_some()))
+            .or_else(|| self.stack.iter().filter(named).find(|f| !in_sdk(f)))
+            .or_else(|| self.stack.iter().find(named))
+    }
+}
+
+/// Whether `frame` is in q7's SDK or the generated wrapper rather than the
+/// op's own code, by its name: the SDK's C++ lives in `at::`, `c10::` and
+/// `torch::`; its C runtime is `q7_*`, the string functions and the start-up
+/// code; the wrapper's functions end in `_wrapper` and `_stack_switch`.
+fn in_sdk(frame: &CodeLocation) -> bool {
+    let Some((name, _)) = &frame.function else { return false };
+    let base = name.split('(').next().unwrap_or(name);
+    const PREFIXES: [&str; 6] = ["at::", "c10::", "torch::", "q7_", "customop_", "__"];
+    const NAMES: [&str; 8] = ["memcpy", "memmove", "memset", "memcmp", "strlen", "malloc", "free", "_start"];
+    PREFIXES.iter().any(|p| base.starts_with(p))
+        || NAMES.contains(&base)
+        || base.ends_with("_wrapper")
+        || base.ends_with("_stack_switch")
+}
+
+impl std::fmt::Display for FindingReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match self.where_in_source() {
+            Some(at) => write!(f, ", in {at}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpReport {
@@ -217,8 +266,8 @@ pub struct OpReport {
     pub failure: Option<Failure>,
     pub output: Option<OutputTensor>,
     pub stats: Vec<CoreStats>,
-    /// One line each, as many as the checker keeps.
-    pub findings: Vec<String>,
+    /// As many as the checker keeps.
+    pub findings: Vec<FindingReport>,
     pub finding_counts: FindingCounts,
     /// Output elements nobody wrote (with checks on).
     pub unwritten_output: Option<UnwrittenOutput>,

@@ -13,20 +13,17 @@ use super::launch_block::{self, CoreLaunch, Descriptor};
 use super::placement::{self, Destination, Placement};
 use super::profile::{self, Estimate, OpProfile};
 use super::report::{
-    CoreStats, Failure, FindingCounts, JitStats, OpReport, Outcome, OutputSource, OutputTensor, RunningCore,
-    UnwrittenOutput,
+    CoreStats, Failure, FindingCounts, FindingReport, JitStats, OpReport, Outcome, OutputSource, OutputTensor,
+    RunningCore, UnwrittenOutput,
 };
 use super::{lookup, OpError, OpImage, OpOptions};
-use crate::checks::{Allocator, Checker, Owner};
+use crate::checks::{Allocator, Checker, Finding, Owner};
 use crate::config::CoreConfig;
 use crate::cpu::StackGuard;
-use crate::machine::{CoreState, Machine, RunEnd};
+use crate::machine::{CoreState, Machine, RunEnd, MAX_FRAMES};
 use crate::mem::{Memory, Perms, RegionKind};
 use crate::output::OutputMode;
 use crate::{firmware, SimError};
-
-/// Frames of a call stack a report names at most.
-const MAX_FRAMES: usize = 32;
 
 /// A loaded machine, ready to run one launch.
 pub struct OpSession<'lib> {
@@ -157,6 +154,7 @@ pub(super) fn prepare<'lib>(
         let core = &mut machine.cores[i];
         core.reset();
         core.trace = opts.trace;
+        core.stop_on_finding = opts.locate_findings;
         core.cpu.pc = img.entry;
         core.cpu.stack_guard = Some(StackGuard { window_base: img.window.base(), floor: img.end() });
     }
@@ -204,6 +202,21 @@ impl OpSession<'_> {
         Ok((report, Estimate::from_cores(&cycles)))
     }
 
+    /// The checker's findings, with the call stacks the run located.
+    fn finding_reports(&self, findings: &[Finding]) -> Vec<FindingReport> {
+        let stacks = &self.machine.finding_stacks;
+        (findings.iter().enumerate())
+            .map(|(i, finding)| {
+                let (core, pc) = finding.place();
+                let stack = match stacks.iter().find(|(index, _)| *index == i) {
+                    Some((_, frames)) => frames.iter().map(|f| self.images[core].locate(f.pc)).collect(),
+                    None => Vec::new(),
+                };
+                FindingReport { message: finding.to_string(), core, pc, stack }
+            })
+            .collect()
+    }
+
     fn finish(mut self, end: RunEnd) -> Result<OpReport, OpError> {
         self.machine.output.flush();
         let states = self.machine.states.clone();
@@ -229,7 +242,7 @@ impl OpSession<'_> {
             })
             .collect();
         let (findings, counts) = match self.machine.mem.checker.take() {
-            Some(c) => (c.findings.iter().map(|f| f.to_string()).collect(), c.counts),
+            Some(c) => (self.finding_reports(&c.findings), c.counts),
             None => (Vec::new(), [0; 3]),
         };
         let running: Vec<RunningCore> = states

@@ -197,34 +197,34 @@ pub fn run(all: RunArgs, matches: Option<&ArgMatches>) -> Result<()> {
     if all.native.wanted()? {
         return super::run_native::run(&args, &all.native, matches);
     }
-    with_session(&args, matches, |session| {
-        if args.stats {
-            // Priced by the same model as `q7 profile`, on the fast engines.
-            let (report, estimate) = session.run_estimated().map_err(|e| with_hint(e, &args))?;
-            finish(&args, report, Some(&estimate))
-        } else {
-            let report = session.run().map_err(|e| with_hint(e, &args))?;
-            finish(&args, report, None)
-        }
-    })
+    if args.stats {
+        // Priced by the same model as `q7 profile`, on the fast engines.
+        let (report, estimate) = with_session(&args, matches, |s| s.run_estimated(), |r| &mut r.0)?;
+        finish(&args, report, Some(&estimate))
+    } else {
+        finish(&args, execute(&args, matches)?, None)
+    }
 }
 
 /// Runs the op as the flags say on the profiling path (what `q7 profile` runs).
 pub fn execute_profiled(args: &Args, matches: Option<&ArgMatches>) -> Result<(OpReport, OpProfile)> {
-    with_session(args, matches, |session| session.run_profiled().map_err(|e| with_hint(e, args)))
+    with_session(args, matches, |s| s.run_profiled(), |r| &mut r.0)
 }
 
 /// Runs the op as the flags say, unpriced.
 pub fn execute(args: &Args, matches: Option<&ArgMatches>) -> Result<OpReport> {
-    with_session(args, matches, |session| session.run().map_err(|e| with_hint(e, args)))
+    with_session(args, matches, |s| s.run(), |r| r)
 }
 
 /// Opens the op, reads the inputs, loads the machine as the flags say and
-/// hands the session (which borrows the opened op) to `run`.
+/// hands the session (which borrows the opened op) to `run`; a run with
+/// findings then runs again to locate them (their call stacks), `report`
+/// naming the report in `run`'s result.
 fn with_session<R>(
     args: &Args,
     matches: Option<&ArgMatches>,
-    run: impl FnOnce(OpSession<'_>) -> Result<R>,
+    run: impl FnOnce(OpSession<'_>) -> Result<R, OpError>,
+    report: impl FnOnce(&mut R) -> &mut OpReport,
 ) -> Result<R> {
     let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, args))?;
     // Inputs first: the arguments borrow their bytes.
@@ -250,9 +250,13 @@ fn with_session<R>(
         heap_per_core: None,
         dst: destination(args, &arrays, shaped)?,
         function_index: args.index,
+        locate_findings: false,
     };
     let session = library.prepare(&args.function, &values, &options).map_err(|e| with_hint(e, args))?;
-    run(session)
+    let mut result = run(session).map_err(|e| with_hint(e, args))?;
+    let located = report(&mut result);
+    library.locate_findings(&args.function, &values, &options, located).map_err(|e| with_hint(e, args))?;
+    Ok(result)
 }
 
 /// The `.npy` inputs, in order.
@@ -361,6 +365,9 @@ pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Res
     }
     for finding in &report.findings {
         eprintln!("q7 run: check: {finding}");
+        for line in stack_lines(finding) {
+            eprintln!("    {line}");
+        }
     }
     if let (Some(unwritten), None) = (&report.unwritten_output, &report.failure) {
         if !args.strict {
@@ -380,6 +387,28 @@ pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Res
         eprintln!("q7 run: note: the run failed, so --out was not written (--out-on-failure writes it anyway)");
     }
     verdict
+}
+
+/// A finding's call stack, a line a frame, innermost first. Frames without a
+/// source line (the SDK's) before the first with one (the op's, in a `-g`
+/// build) fold into one line.
+fn stack_lines(finding: &q7_sim::op::FindingReport) -> Vec<String> {
+    let stack = &finding.stack;
+    let first_source = stack.iter().position(|f| f.source.is_some());
+    let mut lines = Vec::new();
+    let mut start = 0;
+    if let Some(n @ 2..) = first_source {
+        let names: Vec<String> = stack[..n]
+            .iter()
+            .map(|f| f.function.as_ref().map_or(format!("{:#010x}", f.pc), |(name, _)| name.clone()))
+            .collect();
+        lines.push(format!("#0-#{} in the SDK: {}", n - 1, names.join(" <- ")));
+        start = n;
+    }
+    for (i, frame) in stack.iter().enumerate().skip(start) {
+        lines.push(format!("#{i} {frame}"));
+    }
+    lines
 }
 
 /// Whether the run succeeded as the flags judge it, and if not, why.

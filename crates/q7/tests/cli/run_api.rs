@@ -337,6 +337,11 @@ fn sdk_checks_stop_a_bad_copy_and_without_them_q7_checks_see_it() {
     assert!(!err.contains("tensor_to_tcm:"), "{err}");
     assert!(err.contains("q7 run: check: core 7 pc 0x") && err.contains("outside every live tensor"), "{err}");
     assert!(err.contains("q7: error: checks failed: "), "{err}");
+    // The store is the SDK's memcpy; the finding names the op's function
+    // that asked for the copy, and lists the call stack down from memcpy.
+    let first = err.lines().find(|l| l.starts_with("q7 run: check:")).unwrap();
+    assert!(first.contains("past the end), in relu_forward(at::Tensor const&)+0x"), "{first}");
+    assert!(err.contains("\n    #0 memcpy+0x") && err.contains("\n    #3 relu_forward(at::Tensor const&)+0x"), "{err}");
 }
 
 #[test]

@@ -223,3 +223,38 @@ fn findings_in_compiled_loops_match_the_interpreter() {
     assert!(unwritten.parse::<u32>().is_ok_and(|n| n > 4800 + 4000), "{err}");
     assert_eq!(reports[0], reports[1], "the engines' findings");
 }
+
+#[test]
+fn findings_carry_their_call_stack_down_to_the_ops_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = root().join("crates/q7-sim/tests/programs/ops/oob_store.cpp");
+    let build = std::process::Command::new(env!("CARGO_BIN_EXE_q7"))
+        .env("Q7_CACHE_DIR", std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
+        .args(["build", "--toolchain", "open", "--name", "liboob", "--multicore", "--cflag", "-g"])
+        .args(["--fn", "oob_forward", "--schema", "oob_forward(Tensor _0, int _1, int _2) -> Tensor"])
+        .arg(&source)
+        .arg("--build-dir")
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", text(&build.stderr));
+    let line = std::fs::read_to_string(&source).unwrap().lines().position(|l| l.contains("// the bug")).unwrap() + 1;
+    let x = write_f32(dir.path(), "x.npy", &input(1000, 11));
+    let image = dir.path().join("b");
+    for engine in ["jit", "interp"] {
+        let args = [image.to_str().unwrap(), "--fn", "oob_forward", "--in", x.to_str().unwrap()];
+        let out = q7_run(&[&args[..], &["--int", "5", "--int", "3", "--engine", engine, "--json"]].concat());
+        assert_eq!(out.status.code(), Some(1));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let finding = &report["findings"][0];
+        assert_eq!(finding["core"], 5, "{finding}");
+        let top = &finding["stack"][0];
+        assert_eq!(top["pc"], finding["pc"], "{finding}");
+        assert_eq!(top["source"][0].as_str().unwrap().rsplit('/').next(), Some("oob_store.cpp"), "{finding}");
+        assert_eq!(top["source"][1], line, "{finding}");
+        // Down to the start-up code, through the generated wrapper.
+        let frames: Vec<&str> =
+            finding["stack"].as_array().unwrap().iter().map(|f| f["function"][0].as_str().unwrap()).collect();
+        assert!(frames.first().unwrap().starts_with("oob_forward(") && frames.last() == Some(&"_start"), "{frames:?}");
+    }
+}
