@@ -123,6 +123,8 @@ pub fn ensure(
     on_command: &(dyn Fn(&Command) + Sync),
 ) -> Result<Sdk, SdkError> {
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
+    // `.sdk-*.tmp-<pid>` and notes' temporaries a killed build left.
+    crate::stale::remove(cache, crate::stale::tmp_pid, crate::stale::MIN_AGE);
     let mut parts: Vec<&[u8]> = Vec::new();
     for (rel, bytes) in SDK_FILES {
         parts.push(rel.as_bytes());
@@ -145,6 +147,7 @@ pub fn ensure(
         .map(|(rel, _)| dir.join(rel))
         .filter(|p| p.starts_with(dir.join("src")) && Language::of(p).is_some())
         .collect();
+    crate::stale::remove(&dir, crate::stale::tmp_pid, crate::stale::MIN_AGE);
     let work = dir.join(format!("obj.tmp-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(io_err(&work))?;
     let built = build_archive(open, &sdk, &dir, &sources, &work, jobs, on_command);
