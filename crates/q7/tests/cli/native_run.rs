@@ -199,7 +199,10 @@ fn use_after_free_is_reported_with_its_source_line() {
     );
     assert!(err.contains(&at), "want `{at}` in:\n{err}");
     assert!(err.contains("in doubled(at::Tensor const&)"), "{err}");
-    assert!(err.trim_end().ends_with("q7: error: native run: stopped by AddressSanitizer"), "{err}");
+    assert!(
+        err.trim_end().ends_with("q7: error: native run: stopped by AddressSanitizer: heap-use-after-free"),
+        "{err}"
+    );
 }
 
 #[test]
