@@ -19,6 +19,11 @@ fn main() {
             std::process::exit(0);
         }
         eprintln!("q7: error: {}", io::escape_text(&format!("{e:#}")));
-        std::process::exit(1);
+        // Stopped by a signal it caught: the status a shell gives a process the signal ended.
+        let interrupted = e.chain().find_map(|c| match c.downcast_ref::<q7_build::native::NativeError>() {
+            Some(q7_build::native::NativeError::Interrupted { signal }) => Some(*signal),
+            _ => None,
+        });
+        std::process::exit(interrupted.map_or(1, |signal| 128 + signal));
     }
 }

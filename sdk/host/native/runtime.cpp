@@ -3,10 +3,18 @@
 // AddressSanitizer sees every block), the core identity the driver sets, the
 // argument stream and failure reporting. The tensor library itself
 // (sdk/src/torch) is compiled from the device sources.
+//
+// What the device does not have is a finding with the op's stack: a process
+// created (q7's seccomp filter traps fork and clone with SIGSYS).
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <sanitizer/common_interface_defs.h>
 
 #include <neuron/customop_runtime.hpp>
 #include <neuron/neuron-utils.hpp>
@@ -37,6 +45,40 @@ struct core_state {
 };
 
 core_state core;
+
+// A finding of the host runtime: a line q7 reads, then the stack (frames
+// q7 symbolizes). No allocation: it runs in a signal handler.
+void report_finding(const char *kind, const char *message) {
+  char line[512];
+  int n = snprintf(line, sizeof line, "q7-native: finding: %s: %s\n", kind, message);
+  if (n > 0) (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+  __sanitizer_print_stack_trace();
+}
+
+void on_sigsys(int, siginfo_t *info, void *) {
+  const char *call = "clone";
+#ifdef SYS_fork
+  if (info->si_syscall == SYS_fork) call = "fork";
+#endif
+#ifdef SYS_vfork
+  if (info->si_syscall == SYS_vfork) call = "vfork";
+#endif
+  char message[160];
+  snprintf(message, sizeof message, "the op tried to create a process (a %s system call); the device has none",
+           call);
+  report_finding("process", message);
+  q7_fail(Q7_STATUS_ABORT, "%s", message);
+}
+
+// Before the op's own static constructors (default priority), after the
+// sanitizer runtime's initialisation (preinit).
+__attribute__((constructor(101))) void install_guards() {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_sigsys;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSYS, &action, nullptr);
+}
 
 size_t tcm_charge(size_t size) { return ((size + 7) & ~(size_t)7) + kTcmHeader; }
 

@@ -1,15 +1,16 @@
 //! One run of a host build: the launch file the driver reads, the
-//! sanitizers' options, a wall-clock limit, and the result read back.
+//! sanitizers' options, a wall-clock limit, the process on its leash
+//! (`child`), and the result read back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use q7_target::DType;
 
 use super::report::{self, Finding};
-use super::{io_err, NativeError, NativeProgram, Sanitizer};
+use super::{child, io_err, symbolize, NativeError, NativeProgram, Sanitizer};
 
 /// One kernel argument, kinded as the schema says.
 #[derive(Clone, Debug)]
@@ -135,13 +136,21 @@ impl NativeProgram {
         std::fs::write(&spec_path, &spec).map_err(io_err(&spec_path))?;
 
         let started = Instant::now();
-        let (status, stdout, stderr) = self.spawn(&spec_path, work, launch.timeout)?;
+        let ran = self.spawn(&spec_path, work, launch.timeout)?;
         let wall = started.elapsed();
+        let stderr = symbolize::symbolize(&ran.stderr, symbolize::find_symbolizer().as_deref());
         let findings = report::parse(&stderr, self.sanitizer, &self.sources);
-        let failure = match status {
-            None => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
-            Some(s) => report::failure(&s, &stderr, &findings),
+        let mut failure = match ran.timed_out {
+            true => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
+            false => report::failure(&ran.status, &stderr, &findings),
         };
+        if ran.survivors > 0 {
+            let left = format!(
+                "the op left {} process(es) running after it ended (the device has none); q7 killed them",
+                ran.survivors
+            );
+            failure = Some(failure.map_or(left.clone(), |f| format!("{f}; {left}")));
+        }
         let output = if failure.is_none() { read_result(&result)? } else { None };
         Ok(NativeReport {
             sanitizer: self.sanitizer,
@@ -150,19 +159,15 @@ impl NativeProgram {
             output,
             findings,
             failure,
-            timed_out: status.is_none(),
-            console: stdout,
+            timed_out: ran.timed_out,
+            console: ran.stdout,
             wall,
         })
     }
 
-    /// Runs the program with the sanitizers' options; `None` status on timeout.
-    fn spawn(
-        &self,
-        spec: &Path,
-        work: &Path,
-        timeout: Duration,
-    ) -> Result<(Option<std::process::ExitStatus>, String, String), NativeError> {
+    /// Runs the program on its leash with the sanitizers' options until it
+    /// ends or q7 stops it (the time limit, a caught signal).
+    fn spawn(&self, spec: &Path, work: &Path, timeout: Duration) -> Result<Ran, NativeError> {
         let (out_path, err_path) = (work.join("stdout.txt"), work.join("stderr.txt"));
         let out = std::fs::File::create(&out_path).map_err(io_err(&out_path))?;
         let err = std::fs::File::create(&err_path).map_err(io_err(&err_path))?;
@@ -172,40 +177,49 @@ impl NativeProgram {
             cmd.env(key, value);
         }
         let run_err = |error: String| NativeError::Run { program: self.path.display().to_string(), error };
-        let mut child = cmd.spawn().map_err(|e| run_err(e.to_string()))?;
+        let mut leashed = child::spawn(&mut cmd, true).map_err(|e| run_err(e.to_string()))?;
         let deadline = Instant::now() + timeout;
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(|e| run_err(e.to_string()))? {
-                break Some(status);
+        let mut timed_out = false;
+        loop {
+            if let Some(signal) = child::caught() {
+                // The leash's drop kills the group; the caller removes the files.
+                return Err(NativeError::Interrupted { signal });
+            }
+            if leashed.has_exited().map_err(|e| run_err(e.to_string()))? {
+                break;
             }
             if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+                timed_out = true;
+                break;
             }
             std::thread::sleep(Duration::from_millis(2));
-        };
+        }
+        let (status, survivors) = leashed.finish().map_err(|e| run_err(e.to_string()))?;
         let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(io_err(p));
-        Ok((status, read(&out_path)?, read(&err_path)?))
+        Ok(Ran { status, timed_out, survivors, stdout: read(&out_path)?, stderr: read(&err_path)? })
     }
 }
 
-/// The sanitizers' run-time options: stack traces symbolized by
-/// llvm-symbolizer-22, stop at the first memory error, no leak check (the
-/// runtime keeps the result tensor alive on purpose), a distinct exit code.
+struct Ran {
+    status: ExitStatus,
+    timed_out: bool,
+    /// Processes of the run's group alive after it ended.
+    survivors: usize,
+    stdout: String,
+    stderr: String,
+}
+
+/// The sanitizers' run-time options: stack traces, left for q7 to symbolize
+/// (`symbolize`: the run may not start llvm-symbolizer), stop at the first
+/// memory error, no leak check (the runtime keeps the result tensor alive on
+/// purpose), a distinct exit code.
 fn sanitizer_env() -> Vec<(&'static str, String)> {
-    let mut env = vec![
-        ("ASAN_OPTIONS", "print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode=86".to_string()),
-        ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0".to_string()),
-        ("MSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:exitcode=86".to_string()),
-    ];
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    if let Some(sym) = std::env::split_paths(&path).map(|d| d.join("llvm-symbolizer-22")).find(|p| p.is_file()) {
-        for key in ["ASAN_SYMBOLIZER_PATH", "MSAN_SYMBOLIZER_PATH", "UBSAN_SYMBOLIZER_PATH"] {
-            env.push((key, sym.display().to_string()));
-        }
-    }
-    env
+    let exit = report::SANITIZER_EXIT;
+    vec![
+        ("ASAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode={exit}")),
+        ("UBSAN_OPTIONS", "symbolize=0:print_stacktrace=1:halt_on_error=0".to_string()),
+        ("MSAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:halt_on_error=1:exitcode={exit}")),
+    ]
 }
 
 /// Reads "DTYPE RANK D0 ..\n" + elements, as driver.cpp writes them.

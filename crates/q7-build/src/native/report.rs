@@ -113,7 +113,8 @@ fn header_detail(rest: &str) -> String {
     rest[..end].trim().to_string()
 }
 
-/// Reads the findings from a run's stderr.
+/// Reads the findings from a run's stderr: the sanitizers' reports and the
+/// host runtime's own (`q7-native: finding: KIND: DETAIL` and a stack).
 pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Finding> {
     let _ = sanitizer;
     let lines: Vec<&str> = stderr.lines().collect();
@@ -122,6 +123,21 @@ pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Fin
     while i < lines.len() {
         let line = lines[i];
         i += 1;
+        if let Some(rest) = line.strip_prefix("q7-native: finding: ") {
+            let (kind, detail) = rest.split_once(": ").unwrap_or((rest, ""));
+            let mut frames = Vec::new();
+            while i < lines.len() && lines[i].trim_start().starts_with('#') {
+                frames.extend(parse_frame(lines[i]));
+                i += 1;
+            }
+            findings.push(Finding {
+                tool: "q7-native".into(),
+                kind: kind.into(),
+                detail: detail.into(),
+                location: pick(&frames, sources),
+            });
+            continue;
+        }
         // ==PID==ERROR: AddressSanitizer: heap-use-after-free on address ...
         let header = ["ERROR: AddressSanitizer: ", "WARNING: MemorySanitizer: "]
             .iter()
@@ -221,13 +237,11 @@ pub fn failure(status: &ExitStatus, stderr: &str, findings: &[Finding]) -> Optio
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => "SIGABRT (abort)",
-                11 => "SIGSEGV",
-                8 => "SIGFPE",
-                _ => "a signal",
-            };
-            return Some(format!("the host run ended by {name} ({signal})"));
+            let name = super::child::signal_name(signal);
+            // The seccomp filter's trap, before the host runtime's handler was in place.
+            let why =
+                if signal == libc::SIGSYS { ": it tried to create a process, which the device cannot" } else { "" };
+            return Some(format!("the host run ended by {name} ({signal}){why}"));
         }
     }
     Some(format!("the host run exited with status {}", status.code().unwrap_or(-1)))
@@ -292,6 +306,22 @@ SUMMARY: AddressSanitizer: allocation-size-too-big (/x/q7-native+0xd2854) in mal
         assert_eq!(f[0].location.as_ref().map(|l| l.line), Some(9));
     }
 
+    #[test]
+    fn host_runtime_findings_carry_their_stack() {
+        let text = "q7-native: finding: heap-limit: the op allocated more than the device heap's 64 MiB
+    #0 0x1 in __sanitizer_print_stack_trace (/x/q7-native+0x10)
+    #1 0x2 in grow(at::Tensor const&) /w/op.cpp:9:15
+q7: the op allocated more than the device heap's 64 MiB
+q7-native: core 0 ended with status 5
+";
+        let f = parse(text, Sanitizer::AddressUndefined, &[PathBuf::from("/w/op.cpp")]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].to_string(),
+            "q7-native: heap-limit: the op allocated more than the device heap's 64 MiB at /w/op.cpp:9:15 in grow(at::Tensor const&)"
+        );
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_sanitizer_stop_without_a_report_says_why() {
@@ -305,6 +335,8 @@ SUMMARY: AddressSanitizer: allocation-size-too-big (/x/q7-native+0xd2854) in mal
         let f = parse(ASAN, Sanitizer::AddressUndefined, &[PathBuf::from("/tmp/q7/op.cpp")]);
         assert_eq!(failure(&stopped, ASAN, &f).as_deref(), Some("stopped by AddressSanitizer: heap-use-after-free"));
         assert_eq!(failure(&stopped, "", &[]).as_deref(), Some("stopped by a sanitizer"));
+        let trapped = ExitStatus::from_raw(libc::SIGSYS);
+        assert!(failure(&trapped, "", &[]).unwrap().contains("SIGSYS (31): it tried to create a process"));
     }
 
     #[test]

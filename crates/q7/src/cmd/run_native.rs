@@ -8,7 +8,9 @@ use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
 use q7_build::driver::Quiet;
 use q7_build::native::compare::{self, Comparison, View};
-use q7_build::native::{self, Manifest, NativeArg, NativeLaunch, NativeProgram, NativeReport, Sanitizer};
+use q7_build::native::{
+    self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
+};
 use q7_build::profile::ProcessEnv;
 use q7_sim::npy::{self, Array};
 use q7_sim::op::{KernelArg, OpError, OpLibrary, OpReport};
@@ -135,7 +137,9 @@ impl HostRun<'_> {
                 false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),
             })?;
         // Scratch for the launch file and the inputs' bytes, per process.
-        let work = self.build_dir.join(format!("native-run-{}", std::process::id()));
+        let work = native::run_dir(self.build_dir);
+        // A SIGINT/SIGTERM/SIGHUP stops the run, and q7 ends after removing its files.
+        let interrupts = Interrupts::catch().context("cannot catch SIGINT for the native run")?;
         let report = program.run(&NativeLaunch {
             function: self.function,
             args: self.args,
@@ -147,6 +151,9 @@ impl HostRun<'_> {
             work_dir: &work,
         });
         let _ = std::fs::remove_dir_all(&work);
+        if let Some(signal) = interrupts.caught() {
+            return Err(NativeError::Interrupted { signal }.into());
+        }
         Ok(report?)
     }
 }

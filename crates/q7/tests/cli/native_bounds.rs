@@ -1,0 +1,141 @@
+//! `q7 run --native` within q7's lifetime: SIGINT, SIGTERM and SIGKILL to
+//! q7 leave no process of the op and (for SIGKILL, after the next run) no
+//! files; a fork on the host is a finding and nothing outlives q7.
+
+use crate::common;
+use crate::native_run::{build_fixture_in, input, marked_line, path, q7_cached};
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::*;
+
+/// q7 with the test binary's cache, its output piped.
+fn spawn_q7(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_q7"))
+        .env("Q7_CACHE_DIR", cache())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run q7")
+}
+
+fn cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache")
+}
+
+/// A `/proc/PID/status` field in KiB.
+fn status_field(pid: u32, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Live (not zombie) processes running `program`.
+fn processes_of(program: &Path) -> Vec<u32> {
+    let canon = program.canonicalize().unwrap_or_else(|_| program.to_path_buf());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == canon))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+        .collect()
+}
+
+/// Waits up to `limit` for `check`; whether it held.
+fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_signal_to_q7_ends_the_op_and_leaves_no_files() {
+    let b = build_fixture_in("bounds-spin", "spin.cpp", "spin", "spin(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x-bounds-spin.npy", &[4], 32);
+    let program = b.join("native-asan/q7-native");
+    let argv = ["run", path(&b), "--fn", "spin", "--in", path(&x), "--native", "--timeout", "600"];
+    for (signal, code) in [("INT", Some(130)), ("TERM", Some(143)), ("KILL", None)] {
+        let mut q7 = spawn_q7(&argv);
+        let pid = q7.id();
+        // The op runs once the host program is built (minutes on a cold cache).
+        let mut ops = Vec::new();
+        assert!(eventually(Duration::from_secs(600), || {
+            ops = processes_of(&program);
+            !ops.is_empty() || q7.try_wait().unwrap().is_some()
+        }));
+        assert!(!ops.is_empty(), "the op never ran: {}", stderr(&q7.wait_with_output().unwrap()));
+        let sent = Instant::now();
+        let kill = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap();
+        assert!(kill.success());
+        assert!(eventually(Duration::from_secs(5), || q7.try_wait().unwrap().is_some()), "SIG{signal}: q7 lives on");
+        let out = q7.wait_with_output().unwrap();
+        assert!(sent.elapsed() < Duration::from_secs(5));
+        let run_dir = b.join(format!("native-run-{pid}"));
+        match code {
+            Some(code) => {
+                assert_eq!(out.status.code(), Some(code), "SIG{signal}: {}", stderr(&out));
+                assert!(stderr(&out).contains(&format!("interrupted by SIG{signal}")), "{}", stderr(&out));
+                assert!(!run_dir.exists(), "SIG{signal} left {}", run_dir.display());
+            }
+            None => assert!(run_dir.exists(), "SIGKILL leaves its run directory to the next run"),
+        }
+        // No process of the op is left (SIGKILL: the parent-death signal ends it).
+        assert!(
+            eventually(Duration::from_secs(5), || processes_of(&program).is_empty()),
+            "SIG{signal} left {:?}",
+            processes_of(&program)
+        );
+        for op in ops {
+            assert!(eventually(Duration::from_secs(5), || status_field(op, "VmRSS:").is_none()), "op {op} lives");
+        }
+        if code.is_none() {
+            // The next run removes what the killed one left (once a minute old),
+            // and a host SDK temporary of a build killed the same way.
+            let sdk_tmp = cache().join(format!(".host-sdk.tmp-{pid}"));
+            std::fs::create_dir_all(sdk_tmp.join("obj")).unwrap();
+            let old = SystemTime::now() - Duration::from_secs(120);
+            for dir in [&run_dir, &sdk_tmp] {
+                std::fs::File::open(dir).unwrap().set_modified(old).unwrap();
+            }
+            let quick = q7_cached(&["run", path(&b), "--fn", "spin", "--in", path(&x), "--native", "--timeout", "1"]);
+            assert!(stderr(&quick).contains("1 s time limit"), "{}", stderr(&quick));
+            assert!(!run_dir.exists(), "the next run removed {}", run_dir.display());
+            assert!(!sdk_tmp.exists(), "the next run removed {}", sdk_tmp.display());
+        }
+    }
+}
+
+#[test]
+fn a_fork_on_the_host_is_a_finding_and_nothing_outlives_q7() {
+    let b = build_fixture_in("bounds-fork", "fork_child.cpp", "forked", "forked(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x-fork.npy", &[8], 33);
+    // The device has no fork: the simulated run just returns its input.
+    let sim = q7_cached(&["run", path(&b), "--fn", "forked", "--in", path(&x)]);
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let out = q7_cached(&["run", path(&b), "--fn", "forked", "--in", path(&x), "--native"]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    let line = marked_line("fork_child.cpp", "NATIVE-FINDING");
+    let src = common::root().join("fixtures/native/fork_child.cpp");
+    let at = format!("; the device has none at {}:{line}:", src.display());
+    assert!(err.contains("q7-native: process: the op tried to create a process (a "), "{err}");
+    assert!(err.contains(&at), "want `{at}` in:\n{err}");
+    assert!(err.contains("in forked(at::Tensor const&)"), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(last.starts_with("q7: error: native run: core 0 ended with status 7 (abort or failed runtime check): the op tried to create a process"), "{err}");
+    assert!(processes_of(&b.join("native-asan/q7-native")).is_empty(), "a process of the op outlived q7");
+}
