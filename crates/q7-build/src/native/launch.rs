@@ -1,6 +1,6 @@
 //! One run of a host build: the launch file the driver reads, the
 //! sanitizers' options, a wall-clock limit, the process on its leash
-//! (`child`), and the result read back.
+//! (`child`), its output kept bounded (`capture`), and the result read back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,8 +9,14 @@ use std::time::{Duration, Instant};
 
 use q7_target::DType;
 
+use super::capture::{self, Kept};
 use super::report::{self, Finding};
 use super::{child, io_err, symbolize, NativeError, NativeProgram, Sanitizer};
+
+/// What q7 keeps of the op's stdout, and of the run's stderr (where the
+/// sanitizers' reports are, at the end), from each end.
+const CONSOLE_KEPT: usize = 64 * 1024;
+const STDERR_KEPT: usize = 1024 * 1024;
 
 /// One kernel argument, kinded as the schema says.
 #[derive(Clone, Debug)]
@@ -39,6 +45,9 @@ pub struct NativeLaunch<'a> {
     pub seed: u64,
     pub sdk_checks: bool,
     pub timeout: Duration,
+    /// Copy the op's stdout to this process's stdout as it comes (the report
+    /// keeps a bounded head and tail either way).
+    pub echo: bool,
     /// Scratch directory for the launch file and the tensors' bytes.
     pub work_dir: &'a Path,
 }
@@ -65,8 +74,14 @@ pub struct NativeReport {
     pub failure: Option<String>,
     /// The run passed its time limit (and was killed).
     pub timed_out: bool,
-    /// What the op printed on stdout.
+    /// What the op printed on stdout: all of it, or its first and last
+    /// 64 KiB with a line saying how much is cut between them.
     pub console: String,
+    /// Bytes the op printed in all, and how many of them `console` lacks.
+    pub console_bytes: u64,
+    pub console_cut: u64,
+    /// Bytes of the run's stderr q7 did not keep (reports there are lost).
+    pub stderr_cut: u64,
     #[serde(serialize_with = "seconds")]
     pub wall: Duration,
 }
@@ -136,10 +151,15 @@ impl NativeProgram {
         std::fs::write(&spec_path, &spec).map_err(io_err(&spec_path))?;
 
         let started = Instant::now();
-        let ran = self.spawn(&spec_path, work, launch.timeout)?;
+        let ran = self.spawn(&spec_path, launch)?;
         let wall = started.elapsed();
-        let stderr = symbolize::symbolize(&ran.stderr, symbolize::find_symbolizer().as_deref());
-        let findings = report::parse(&stderr, self.sanitizer, &self.sources);
+        // Findings from each kept end (a report cut in two is lost, not garbled).
+        let symbolizer = symbolize::find_symbolizer();
+        let head = symbolize::symbolize(&String::from_utf8_lossy(&ran.stderr.head), symbolizer.as_deref());
+        let tail = symbolize::symbolize(&String::from_utf8_lossy(&ran.stderr.tail), symbolizer.as_deref());
+        let mut findings = report::parse(&head, self.sanitizer, &self.sources);
+        findings.extend(report::parse(&tail, self.sanitizer, &self.sources));
+        let stderr = head + &tail;
         let mut failure = match ran.timed_out {
             true => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
             false => report::failure(&ran.status, &stderr, &findings),
@@ -160,25 +180,29 @@ impl NativeProgram {
             findings,
             failure,
             timed_out: ran.timed_out,
-            console: ran.stdout,
+            console: ran.stdout.text(),
+            console_bytes: ran.stdout.total,
+            console_cut: ran.stdout.cut(),
+            stderr_cut: ran.stderr.cut(),
             wall,
         })
     }
 
     /// Runs the program on its leash with the sanitizers' options until it
     /// ends or q7 stops it (the time limit, a caught signal).
-    fn spawn(&self, spec: &Path, work: &Path, timeout: Duration) -> Result<Ran, NativeError> {
-        let (out_path, err_path) = (work.join("stdout.txt"), work.join("stderr.txt"));
-        let out = std::fs::File::create(&out_path).map_err(io_err(&out_path))?;
-        let err = std::fs::File::create(&err_path).map_err(io_err(&err_path))?;
+    fn spawn(&self, spec: &Path, launch: &NativeLaunch) -> Result<Ran, NativeError> {
         let mut cmd = std::process::Command::new(&self.path);
-        cmd.arg(spec).stdin(Stdio::null()).stdout(out).stderr(err);
+        cmd.arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         for (key, value) in sanitizer_env() {
             cmd.env(key, value);
         }
         let run_err = |error: String| NativeError::Run { program: self.path.display().to_string(), error };
         let mut leashed = child::spawn(&mut cmd, true).map_err(|e| run_err(e.to_string()))?;
-        let deadline = Instant::now() + timeout;
+        let echo: Option<Box<dyn std::io::Write + Send>> =
+            if launch.echo { Some(Box::new(std::io::stdout())) } else { None };
+        let stdout = leashed.child.stdout.take().map(|o| capture::spawn(o, echo, CONSOLE_KEPT, CONSOLE_KEPT));
+        let stderr = leashed.child.stderr.take().map(|e| capture::spawn(e, None, STDERR_KEPT, STDERR_KEPT));
+        let deadline = Instant::now() + launch.timeout;
         let mut timed_out = false;
         loop {
             if let Some(signal) = child::caught() {
@@ -195,8 +219,9 @@ impl NativeProgram {
             std::thread::sleep(Duration::from_millis(2));
         }
         let (status, survivors) = leashed.finish().map_err(|e| run_err(e.to_string()))?;
-        let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(io_err(p));
-        Ok(Ran { status, timed_out, survivors, stdout: read(&out_path)?, stderr: read(&err_path)? })
+        // The group is dead, so the pipes are at their end.
+        let join = |h: Option<std::thread::JoinHandle<Kept>>| h.and_then(|h| h.join().ok()).unwrap_or_default();
+        Ok(Ran { status, timed_out, survivors, stdout: join(stdout), stderr: join(stderr) })
     }
 }
 
@@ -205,8 +230,8 @@ struct Ran {
     timed_out: bool,
     /// Processes of the run's group alive after it ended.
     survivors: usize,
-    stdout: String,
-    stderr: String,
+    stdout: Kept,
+    stderr: Kept,
 }
 
 /// The sanitizers' run-time options: stack traces, left for q7 to symbolize

@@ -9,10 +9,11 @@
 //! driver (`sdk/host/native/driver.cpp`). [`NativeProgram::run`] writes a
 //! launch file, runs the program on a leash (`child`: its own process group,
 //! no processes of its own, killed with q7) with the sanitizers' reports on,
-//! symbolizes the reports' stacks (`symbolize`) and turns them into findings
-//! with the op's source line (`report`); `compare` finds where two outputs
-//! differ.
+//! keeps a bounded copy of its output (`capture`), symbolizes the reports'
+//! stacks (`symbolize`) and turns them into findings with the op's source
+//! line (`report`); `compare` finds where two outputs differ.
 
+mod capture;
 mod child;
 mod codegen;
 pub mod compare;

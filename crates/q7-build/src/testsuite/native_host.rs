@@ -53,6 +53,7 @@ fn launch<'a>(args: &'a [NativeArg<'a>], work: &'a Path) -> NativeLaunch<'a> {
         seed: 0,
         sdk_checks: true,
         timeout: Duration::from_secs(60),
+        echo: false,
         work_dir: work,
     }
 }

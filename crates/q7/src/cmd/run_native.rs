@@ -101,14 +101,15 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
         let started = Instant::now();
         let simulated = run::execute(args, matches)?;
         let simulated_secs = started.elapsed().as_secs_f64();
-        let native = host.run(Sanitizer::AddressUndefined)?;
+        let native = host.run(Sanitizer::AddressUndefined, false)?;
         return finish_compare(args, flags, simulated, native, simulated_secs);
     }
-    let mut reports = vec![host.run(Sanitizer::AddressUndefined)?];
+    // The op's output streams through as it comes (once: the first build's).
+    let mut reports = vec![host.run(Sanitizer::AddressUndefined, !args.json)?];
     // Uninitialised reads need a MemorySanitizer build of their own; it runs
     // unless the first run already stopped.
     if reports[0].failure.is_none() {
-        reports.push(host.run(Sanitizer::Memory)?);
+        reports.push(host.run(Sanitizer::Memory, false)?);
     }
     finish_native(args, &reports)
 }
@@ -129,8 +130,9 @@ struct HostRun<'a> {
 }
 
 impl HostRun<'_> {
-    /// Builds (or finds) the host program for `sanitizer` and runs it once.
-    fn run(&self, sanitizer: Sanitizer) -> Result<NativeReport> {
+    /// Builds (or finds) the host program for `sanitizer` and runs it once;
+    /// `echo` streams the op's stdout through.
+    fn run(&self, sanitizer: Sanitizer, echo: bool) -> Result<NativeReport> {
         let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
             .map_err(|e| match self.verbose {
                 true => anyhow::anyhow!("{e}"),
@@ -148,6 +150,7 @@ impl HostRun<'_> {
             seed: self.seed,
             sdk_checks: self.sdk_checks,
             timeout: self.timeout,
+            echo,
             work_dir: &work,
         });
         let _ = std::fs::remove_dir_all(&work);
@@ -179,8 +182,13 @@ fn finish_native(args: &Args, reports: &[NativeReport]) -> Result<()> {
     }
     if args.json {
         crate::io::print_json(&serde_json::json!({ "native": reports, "output_path": args.out }))?;
-    } else {
-        print!("{}", first.console);
+    }
+    for report in reports.iter().filter(|r| r.stderr_cut > 0) {
+        eprintln!(
+            "q7 run: native ({}): the run wrote more to stderr than q7 keeps; {} bytes between its first and last MiB were not read for findings",
+            report.sanitizer.name(),
+            report.stderr_cut
+        );
     }
     let mut findings = 0;
     for report in reports {

@@ -1,12 +1,15 @@
-//! `q7 run --native` within q7's lifetime: SIGINT, SIGTERM and SIGKILL to
-//! q7 leave no process of the op and (for SIGKILL, after the next run) no
-//! files; a fork on the host is a finding and nothing outlives q7.
+//! `q7 run --native` within bounds and q7's lifetime: ten million printed
+//! lines stream through q7 without growing it; SIGINT,
+//! SIGTERM and SIGKILL to q7 leave no process of the op and (for SIGKILL,
+//! after the next run) no files; a fork on the host is a finding and
+//! nothing outlives q7.
 
 use crate::common;
 use crate::native_run::{build_fixture_in, input, marked_line, path, q7_cached};
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use common::*;
@@ -25,6 +28,50 @@ fn spawn_q7(args: &[&str]) -> Child {
 
 fn cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache")
+}
+
+/// A finished q7: its status, stderr, stdout (or only its length, for
+/// floods), and the most memory it held (VmHWM, KiB).
+struct Watched {
+    status: ExitStatus,
+    stdout: Vec<u8>,
+    stdout_bytes: u64,
+    stderr: String,
+    peak_kib: u64,
+}
+
+/// Runs q7 to its end, reading its peak resident memory as it goes; keeps
+/// stdout only up to `keep` bytes (it counts the rest).
+fn watch(args: &[&str], keep: usize) -> Watched {
+    let mut child = spawn_q7(args);
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut kept, mut total, mut buf) = (Vec::new(), 0u64, vec![0u8; 1 << 16]);
+        while let Ok(n @ 1..) = out.read(&mut buf) {
+            total += n as u64;
+            let room = keep.saturating_sub(kept.len()).min(n);
+            kept.extend_from_slice(&buf[..room]);
+        }
+        (kept, total)
+    });
+    let mut err = child.stderr.take().unwrap();
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let mut peak_kib = 0;
+    let status = loop {
+        if let Some(hwm) = status_field(child.id(), "VmHWM:") {
+            peak_kib = peak_kib.max(hwm);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let (stdout, stdout_bytes) = reader.join().unwrap();
+    Watched { status, stdout, stdout_bytes, stderr: err_reader.join().unwrap(), peak_kib }
 }
 
 /// A `/proc/PID/status` field in KiB.
@@ -60,6 +107,45 @@ fn eventually(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// The bytes of `printf("line %lld\n", i)` for i in 0..n.
+fn flood_bytes(n: u64) -> u64 {
+    (0..n).map(|i| 6 + i.to_string().len() as u64).sum()
+}
+
+/// q7 itself stays far below this (it holds a bounded copy of the op's output).
+const Q7_PEAK_KIB: u64 = 100 * 1024;
+
+#[test]
+fn a_printing_flood_streams_through_a_bounded_q7() {
+    let schema = "flood(Tensor x, int lines) -> Tensor";
+    let b = build_fixture_in("bounds-flood", "print_flood.cpp", "flood", schema, &[], &[]);
+    let x = input("x-flood.npy", &[16], 31);
+    let lines = 10_000_000u64;
+    let count = lines.to_string();
+    let run =
+        watch(&["run", path(&b), "--fn", "flood", "--in", path(&x), "--int", &count, "--native", "--json"], 1 << 24);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(run.peak_kib < Q7_PEAK_KIB, "q7 held {} KiB for {lines} lines", run.peak_kib);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON value");
+    let total = flood_bytes(lines);
+    for native in report["native"].as_array().unwrap() {
+        assert_eq!(native["console_bytes"], total);
+        let cut = native["console_cut"].as_u64().unwrap();
+        assert_eq!(cut, total - 2 * 64 * 1024, "the first and last 64 KiB are kept");
+        let console = native["console"].as_str().unwrap();
+        assert!(console.starts_with("line 0\nline 1\n"), "{}", &console[..40]);
+        assert!(console.contains(&format!("\n[q7: {cut} bytes of output cut here]\n")));
+        assert!(console.ends_with("line 9999999\n"));
+    }
+    // Without --json every byte streams through to q7's stdout.
+    let lines = 1_000_000u64;
+    let count = lines.to_string();
+    let run = watch(&["run", path(&b), "--fn", "flood", "--in", path(&x), "--int", &count, "--native"], 64);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert_eq!(run.stdout_bytes, flood_bytes(lines));
+    assert!(run.peak_kib < Q7_PEAK_KIB, "q7 held {} KiB", run.peak_kib);
 }
 
 #[test]
