@@ -4,6 +4,7 @@
 //! to use the directory removes those whose pid is gone.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// How old a dead process's temporary must be before it is removed: a pid
@@ -38,6 +39,14 @@ pub fn remove(dir: &Path, pid_of: impl Fn(&str) -> Option<u32>, min_age: Duratio
         }
         let _ = if meta.is_dir() { std::fs::remove_dir_all(entry.path()) } else { std::fs::remove_file(entry.path()) };
     }
+}
+
+/// A temporary's name, `<stem>-<n>.tmp-<pid>`: unique among this process's
+/// threads (two building the same thing at once must not share one) and
+/// carrying the pid [`remove`] reads.
+pub fn tmp_name(stem: &str) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!("{stem}-{}.tmp-{}", NEXT.fetch_add(1, Ordering::Relaxed), std::process::id())
 }
 
 /// The pid of a name `<prefix><pid>`.
@@ -81,5 +90,13 @@ mod tests {
         assert!(dir.path().join(format!("keep-{dead}")).exists(), "not a temporary's name");
         remove(dir.path(), pid_after("keep-"), Duration::ZERO);
         assert!(!dir.path().join(format!("keep-{dead}")).exists());
+    }
+
+    #[test]
+    fn temporaries_are_unique_and_name_their_process() {
+        let (a, b) = (tmp_name(".host-sdk"), tmp_name(".host-sdk"));
+        assert_ne!(a, b);
+        assert!(a.starts_with(".host-sdk-"));
+        assert_eq!(tmp_pid(&a), Some(std::process::id()));
     }
 }
