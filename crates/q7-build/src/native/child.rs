@@ -1,5 +1,6 @@
-//! The host run's process, kept on a leash: the device has no processes, so
-//! the op's host build may neither outlive q7 nor create processes.
+//! The host run's process, kept on a leash: the device has no processes and
+//! no memory beyond its own, so the op's host build may not outlive q7,
+//! create processes, or grow without bound.
 //!
 //! * It runs in a process group of its own, which is killed whenever q7 is
 //!   done with it (normal end, error, panic, a caught SIGINT/SIGTERM/SIGHUP),
@@ -10,6 +11,7 @@
 //!   a filter cannot read, so the C library falls back to `clone`.
 //!   The sanitizers then cannot start llvm-symbolizer either: q7 symbolizes
 //!   their stacks itself (`symbolize`).
+//! * q7 reads its resident memory so it can stop it at a limit.
 #![allow(unsafe_code)] // fork-time prctl/seccomp, waitid, kill, sigaction
 
 use std::io;
@@ -91,6 +93,14 @@ impl Leashed {
         let status = self.child.wait()?;
         self.reaped = true;
         Ok((status, survivors))
+    }
+
+    /// The child's resident memory in bytes (`VmRSS`), if it is readable.
+    pub(crate) fn resident_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
     }
 }
 

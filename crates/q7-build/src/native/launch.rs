@@ -1,6 +1,6 @@
 //! One run of a host build: the launch file the driver reads, the
-//! sanitizers' options, a wall-clock limit, the process on its leash
-//! (`child`), its output kept bounded (`capture`), and the result read back.
+//! sanitizers' options, the limits (wall clock, the device heap, memory),
+//! the process on its leash (`child`), and the result read back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,12 @@ pub struct NativeLaunch<'a> {
     pub seed: u64,
     pub sdk_checks: bool,
     pub timeout: Duration,
+    /// The device heap of each core in bytes (0: no limit): the op's
+    /// allocations during one core's run may not pass it.
+    pub heap_per_core: u64,
+    /// Resident memory at which q7 stops the run, if any: a backstop for
+    /// memory that does not come from the heap.
+    pub memory_limit: Option<u64>,
     /// Copy the op's stdout to this process's stdout as it comes (the report
     /// keeps a bounded head and tail either way).
     pub echo: bool,
@@ -129,6 +135,7 @@ impl NativeProgram {
             let _ = write!(spec, " {c}");
         }
         let _ = writeln!(spec, "\nsdk_checks {}", u8::from(launch.sdk_checks));
+        let _ = writeln!(spec, "heap {}", launch.heap_per_core);
         for (i, arg) in launch.args.iter().enumerate() {
             match arg {
                 NativeArg::Tensor { dtype, shape, data } => {
@@ -160,9 +167,15 @@ impl NativeProgram {
         let mut findings = report::parse(&head, self.sanitizer, &self.sources);
         findings.extend(report::parse(&tail, self.sanitizer, &self.sources));
         let stderr = head + &tail;
-        let mut failure = match ran.timed_out {
-            true => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
-            false => report::failure(&ran.status, &stderr, &findings),
+        let mut failure = match (&ran.stop, &ran.status) {
+            (Some(Stop::Timeout), _) => {
+                Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs()))
+            }
+            (Some(Stop::Memory(limit)), _) => Some(format!(
+                "the host run's memory passed its limit of {} MiB (the device's tensor memory with the sanitizers' overhead) and was stopped",
+                limit >> 20
+            )),
+            (None, status) => report::failure(status, &stderr, &findings),
         };
         if ran.survivors > 0 {
             let left = format!(
@@ -179,7 +192,7 @@ impl NativeProgram {
             output,
             findings,
             failure,
-            timed_out: ran.timed_out,
+            timed_out: matches!(ran.stop, Some(Stop::Timeout)),
             console: ran.stdout.text(),
             console_bytes: ran.stdout.total,
             console_cut: ran.stdout.cut(),
@@ -189,11 +202,11 @@ impl NativeProgram {
     }
 
     /// Runs the program on its leash with the sanitizers' options until it
-    /// ends or q7 stops it (the time limit, a caught signal).
+    /// ends or q7 stops it (time limit, memory limit, a caught signal).
     fn spawn(&self, spec: &Path, launch: &NativeLaunch) -> Result<Ran, NativeError> {
         let mut cmd = std::process::Command::new(&self.path);
         cmd.arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        for (key, value) in sanitizer_env() {
+        for (key, value) in sanitizer_env(launch.heap_per_core) {
             cmd.env(key, value);
         }
         let run_err = |error: String| NativeError::Run { program: self.path.display().to_string(), error };
@@ -203,8 +216,8 @@ impl NativeProgram {
         let stdout = leashed.child.stdout.take().map(|o| capture::spawn(o, echo, CONSOLE_KEPT, CONSOLE_KEPT));
         let stderr = leashed.child.stderr.take().map(|e| capture::spawn(e, None, STDERR_KEPT, STDERR_KEPT));
         let deadline = Instant::now() + launch.timeout;
-        let mut timed_out = false;
-        loop {
+        let mut stop = None;
+        for poll in 0u64.. {
             if let Some(signal) = child::caught() {
                 // The leash's drop kills the group; the caller removes the files.
                 return Err(NativeError::Interrupted { signal });
@@ -213,21 +226,35 @@ impl NativeProgram {
                 break;
             }
             if Instant::now() >= deadline {
-                timed_out = true;
+                stop = Some(Stop::Timeout);
                 break;
+            }
+            // Resident memory every tenth poll (20 ms): enough to stop a runaway early.
+            if let Some(limit) = launch.memory_limit.filter(|_| poll % 10 == 0) {
+                if leashed.resident_bytes().is_some_and(|rss| rss > limit) {
+                    stop = Some(Stop::Memory(limit));
+                    break;
+                }
             }
             std::thread::sleep(Duration::from_millis(2));
         }
         let (status, survivors) = leashed.finish().map_err(|e| run_err(e.to_string()))?;
         // The group is dead, so the pipes are at their end.
         let join = |h: Option<std::thread::JoinHandle<Kept>>| h.and_then(|h| h.join().ok()).unwrap_or_default();
-        Ok(Ran { status, timed_out, survivors, stdout: join(stdout), stderr: join(stderr) })
+        Ok(Ran { status, stop, survivors, stdout: join(stdout), stderr: join(stderr) })
     }
+}
+
+/// Why q7 stopped a run.
+enum Stop {
+    Timeout,
+    /// Resident memory passed this many bytes.
+    Memory(u64),
 }
 
 struct Ran {
     status: ExitStatus,
-    timed_out: bool,
+    stop: Option<Stop>,
     /// Processes of the run's group alive after it ended.
     survivors: usize,
     stdout: Kept,
@@ -237,13 +264,22 @@ struct Ran {
 /// The sanitizers' run-time options: stack traces, left for q7 to symbolize
 /// (`symbolize`: the run may not start llvm-symbolizer), stop at the first
 /// memory error, no leak check (the runtime keeps the result tensor alive on
-/// purpose), a distinct exit code.
-fn sanitizer_env() -> Vec<(&'static str, String)> {
+/// purpose), a distinct exit code. An allocation larger than the whole device
+/// heap returns null, as the device's does.
+fn sanitizer_env(heap_per_core: u64) -> Vec<(&'static str, String)> {
+    let mut allocator = String::new();
+    if heap_per_core > 0 {
+        let mib = heap_per_core.div_ceil(1 << 20);
+        allocator = format!(":allocator_may_return_null=1:max_allocation_size_mb={mib}");
+    }
     let exit = report::SANITIZER_EXIT;
     vec![
-        ("ASAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode={exit}")),
+        (
+            "ASAN_OPTIONS",
+            format!("symbolize=0:print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode={exit}{allocator}"),
+        ),
         ("UBSAN_OPTIONS", "symbolize=0:print_stacktrace=1:halt_on_error=0".to_string()),
-        ("MSAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:halt_on_error=1:exitcode={exit}")),
+        ("MSAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:halt_on_error=1:exitcode={exit}{allocator}")),
     ]
 }
 

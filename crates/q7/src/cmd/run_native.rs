@@ -13,7 +13,7 @@ use q7_build::native::{
 };
 use q7_build::profile::ProcessEnv;
 use q7_sim::npy::{self, Array};
-use q7_sim::op::{KernelArg, OpError, OpLibrary, OpReport};
+use q7_sim::op::{Destination, KernelArg, OpError, OpLibrary, OpReport};
 
 use super::run::{self, Args};
 
@@ -76,6 +76,12 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     let dst = run::destination(args, &arrays, shaped)?
         .map(|d| (d.dtype, d.shape))
         .or_else(|| arrays.first().map(|a| (a.dtype, a.shape.clone())));
+    let cores = args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 });
+    // The device's tensor memory as the simulator lays it out: the heap each
+    // core gets, and what all of it comes to.
+    let (dtype, shape) = dst.clone().unwrap_or((q7_target::DType::F32, vec![0]));
+    let placed = q7_sim::op::place(&bound, &Destination { dtype, shape }, cores as usize, None)
+        .map_err(|e| run::with_hint(e, args))?;
     let native_args: Vec<NativeArg> = bound
         .iter()
         .map(|arg| match arg {
@@ -91,10 +97,14 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
         function: &function,
         args: &native_args,
         dst,
-        cores: args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 }),
+        cores,
         seed: args.seed,
         sdk_checks: !args.no_sdk_checks,
         timeout: Duration::from_secs(args.timeout),
+        heap_per_core: u64::from(placed.heap_per_core),
+        // The sanitizers' shadow (MemorySanitizer: a shadow and an origin per
+        // byte) and AddressSanitizer's quarantine come on top of the device's bytes.
+        memory_limit: 3 * u64::from(placed.tensor_size) + (1 << 30),
         verbose: args.verbose,
     };
     if flags.compare {
@@ -125,6 +135,8 @@ struct HostRun<'a> {
     seed: u64,
     sdk_checks: bool,
     timeout: Duration,
+    heap_per_core: u64,
+    memory_limit: u64,
     /// Host compile errors whole, not folded to one line.
     verbose: bool,
 }
@@ -150,6 +162,8 @@ impl HostRun<'_> {
             seed: self.seed,
             sdk_checks: self.sdk_checks,
             timeout: self.timeout,
+            heap_per_core: self.heap_per_core,
+            memory_limit: Some(self.memory_limit),
             echo,
             work_dir: &work,
         });

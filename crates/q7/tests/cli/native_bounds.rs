@@ -1,5 +1,6 @@
-//! `q7 run --native` within bounds and q7's lifetime: ten million printed
-//! lines stream through q7 without growing it; SIGINT,
+//! `q7 run --native` within the device's bounds and q7's lifetime: an op
+//! whose heap grows past the device heap stops there with a finding; ten
+//! million printed lines stream through q7 without growing it; SIGINT,
 //! SIGTERM and SIGKILL to q7 leave no process of the op and (for SIGKILL,
 //! after the next run) no files; a fork on the host is a finding and
 //! nothing outlives q7.
@@ -118,6 +119,27 @@ fn flood_bytes(n: u64) -> u64 {
 const Q7_PEAK_KIB: u64 = 100 * 1024;
 
 #[test]
+fn heap_growth_stops_at_the_device_heap_with_a_finding() {
+    let b = build_fixture_in("bounds-grow", "heap_growth.cpp", "grow", "grow(Tensor x) -> Tensor", &[], &[]);
+    let x = input("x-grow.npy", &[16], 30);
+    let argv = ["run", path(&b), "--fn", "grow", "--in", path(&x), "--native"];
+    // The first run builds the host program; the second only runs.
+    q7_cached(&argv);
+    let started = Instant::now();
+    let run = watch(&argv, 1 << 20);
+    assert!(started.elapsed() < Duration::from_secs(30), "stopped at the heap, not by a time limit");
+    assert!(!run.status.success());
+    let line = marked_line("heap_growth.cpp", "NATIVE-FINDING");
+    let src = common::root().join("fixtures/native/heap_growth.cpp");
+    let message = "the op allocated more than the device heap's 64 MiB, where the device's malloc returns null";
+    let at = format!("q7-native: heap-limit: {message} at {}:{line}:", src.display());
+    assert!(run.stderr.contains(&at), "want `{at}` in:\n{}", run.stderr);
+    let last = format!("q7: error: native run: core 0 ended with status 5 (out of heap memory): {message}");
+    assert_eq!(run.stderr.trim_end().lines().last(), Some(last.as_str()), "{}", run.stderr);
+    assert!(run.peak_kib < Q7_PEAK_KIB, "q7 held {} KiB", run.peak_kib);
+}
+
+#[test]
 fn a_printing_flood_streams_through_a_bounded_q7() {
     let schema = "flood(Tensor x, int lines) -> Tensor";
     let b = build_fixture_in("bounds-flood", "print_flood.cpp", "flood", schema, &[], &[]);
@@ -191,7 +213,7 @@ fn a_signal_to_q7_ends_the_op_and_leaves_no_files() {
         if code.is_none() {
             // The next run removes what the killed one left (once a minute old),
             // and a host SDK temporary of a build killed the same way.
-            let sdk_tmp = cache().join(format!(".host-sdk.tmp-{pid}"));
+            let sdk_tmp = cache().join(format!(".host-sdk-0.tmp-{pid}"));
             std::fs::create_dir_all(sdk_tmp.join("obj")).unwrap();
             let old = SystemTime::now() - Duration::from_secs(120);
             for dir in [&run_dir, &sdk_tmp] {
