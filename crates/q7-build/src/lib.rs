@@ -1,7 +1,9 @@
 //! `q7-build`: everything `q7 build` needs to turn op sources into linked,
 //! packed per-core images: schemas, wrapper codegen, linker support
 //! packages, toolchain profiles and the build driver.
-#![forbid(unsafe_code)]
+// Unsafe code lives only in `native::child` (the host run's process group,
+// seccomp filter and signal handlers).
+#![deny(unsafe_code)]
 
 pub mod backend_errors;
 pub mod command;
@@ -16,6 +18,7 @@ pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;
 pub mod shape;
+pub mod stale;
 pub mod timeline;
 pub mod wrapper;
 

@@ -76,7 +76,8 @@ pub fn resource_include(cc: &Path, cache: &Path) -> Result<PathBuf, ExecError> {
     let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
     if let Some(path) = remembered {
         // Best effort: without the note the next build asks clang again.
-        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = path.with_file_name(crate::stale::tmp_name(&name));
         let _ = std::fs::create_dir_all(cache);
         if std::fs::write(&tmp, dir.as_os_str().as_encoded_bytes()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -93,7 +94,7 @@ fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
     if include.join(".complete").exists() {
         return Ok(dir);
     }
-    let tmp = root.join(format!(".sdk-{key:016x}.tmp-{}", std::process::id()));
+    let tmp = root.join(crate::stale::tmp_name(&format!(".sdk-{key:016x}")));
     let _ = std::fs::remove_dir_all(&tmp);
     for (rel, bytes) in SDK_FILES {
         let path = tmp.join(rel);
@@ -123,6 +124,8 @@ pub fn ensure(
     on_command: &(dyn Fn(&Command) + Sync),
 ) -> Result<Sdk, SdkError> {
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
+    // `.sdk-*.tmp-<pid>` and notes' temporaries a killed build left.
+    crate::stale::remove(cache, crate::stale::tmp_pid, crate::stale::MIN_AGE);
     let mut parts: Vec<&[u8]> = Vec::new();
     for (rel, bytes) in SDK_FILES {
         parts.push(rel.as_bytes());
@@ -145,7 +148,8 @@ pub fn ensure(
         .map(|(rel, _)| dir.join(rel))
         .filter(|p| p.starts_with(dir.join("src")) && Language::of(p).is_some())
         .collect();
-    let work = dir.join(format!("obj.tmp-{}", std::process::id()));
+    crate::stale::remove(&dir, crate::stale::tmp_pid, crate::stale::MIN_AGE);
+    let work = dir.join(crate::stale::tmp_name("obj"));
     std::fs::create_dir_all(&work).map_err(io_err(&work))?;
     let built = build_archive(open, &sdk, &dir, &sources, &work, jobs, on_command);
     let _ = std::fs::remove_dir_all(&work);

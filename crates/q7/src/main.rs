@@ -19,7 +19,13 @@ fn main() {
             std::process::exit(0);
         }
         eprintln!("q7: error: {}", io::escape_text(&format!("{e:#}")));
-        // A run stopped by Ctrl-C ends as the shell expects of one.
-        std::process::exit(q7_sim::interrupt::received().map_or(1, |signal| 128 + signal));
+        // Stopped by a signal it caught (a simulated run, or the native
+        // child's leash): the status a shell gives a process the signal ended.
+        let native = e.chain().find_map(|c| match c.downcast_ref::<q7_build::native::NativeError>() {
+            Some(q7_build::native::NativeError::Interrupted { signal }) => Some(*signal),
+            _ => None,
+        });
+        let signal = native.or_else(q7_sim::interrupt::received);
+        std::process::exit(signal.map_or(1, |signal| 128 + signal));
     }
 }

@@ -8,6 +8,7 @@
 //   cores N
 //   order C0 C1 ...            the cores, in the order they run
 //   sdk_checks 0|1
+//   heap BYTES                 the device heap of each core (0: no limit)
 //   tensor DTYPE RANK D0 .. FILE   raw little-endian C-order elements
 //   double BITS | scalar BITS | int N
 //   dst DTYPE RANK D0 ..       the destination tensor (zero-filled)
@@ -102,6 +103,8 @@ int main(int argc, char **argv) {
       while (*p && ordered < 8) order[ordered++] = (uint32_t)strtoul(p, &p, 10);
     } else if (!strcmp(line, "sdk_checks")) {
       sdk_checks = atoi(rest) != 0;
+    } else if (!strcmp(line, "heap")) {
+      q7_native_set_heap_limit(strtoull(rest, nullptr, 10));
     } else if (!strcmp(line, "dst")) {
       read_tensor(rest, &dst);
     } else if (!strcmp(line, "result")) {

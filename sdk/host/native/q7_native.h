@@ -28,5 +28,8 @@ void q7_native_begin_core(uint32_t core, uint32_t core_count, const q7_native_ar
                           q7_tensor_desc *dst, bool sdk_checks);
 // Frees what the core left in its TCM pool.
 void q7_native_end_core();
+// The device heap of each core (0: no limit): while a core runs, the op's
+// allocations may not pass it.
+void q7_native_set_heap_limit(uint64_t bytes);
 
 #endif

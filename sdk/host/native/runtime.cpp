@@ -3,10 +3,20 @@
 // AddressSanitizer sees every block), the core identity the driver sets, the
 // argument stream and failure reporting. The tensor library itself
 // (sdk/src/torch) is compiled from the device sources.
+//
+// What the device does not have is a finding with the op's stack: heap use
+// past the device heap (counted by the sanitizer allocator's hooks), and a
+// process created (q7's seccomp filter traps fork and clone with SIGSYS).
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <sanitizer/allocator_interface.h>
+#include <sanitizer/common_interface_defs.h>
 
 #include <neuron/customop_runtime.hpp>
 #include <neuron/neuron-utils.hpp>
@@ -37,6 +47,73 @@ struct core_state {
 };
 
 core_state core;
+
+// Heap accounting: every live block's bytes; a core's use is what it added
+// since it began. TCM blocks are charged to the TCM pool instead.
+uint64_t heap_limit = 0;
+long long heap_live = 0;
+long long heap_at_begin = 0;
+bool core_running = false;
+int tcm_depth = 0;
+
+// A finding of the host runtime: a line q7 reads, then the stack (frames
+// q7 symbolizes). No allocation: it may run inside the allocator's hook or
+// a signal handler.
+void report_finding(const char *kind, const char *message) {
+  char line[512];
+  int n = snprintf(line, sizeof line, "q7-native: finding: %s: %s\n", kind, message);
+  if (n > 0) (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+  __sanitizer_print_stack_trace();
+}
+
+void on_malloc(const volatile void *, size_t size) {
+  if (tcm_depth) return;
+  heap_live += (long long)size;
+  if (!core_running || heap_limit == 0 || heap_live - heap_at_begin <= (long long)heap_limit) return;
+  core_running = false;  // once
+  char amount[32], message[160];
+  if (heap_limit % (1u << 20) == 0)
+    snprintf(amount, sizeof amount, "%llu MiB", (unsigned long long)(heap_limit >> 20));
+  else
+    snprintf(amount, sizeof amount, "%llu bytes", (unsigned long long)heap_limit);
+  snprintf(message, sizeof message,
+           "the op allocated more than the device heap's %s, where the device's malloc returns null", amount);
+  report_finding("heap-limit", message);
+  q7_fail(Q7_STATUS_NO_HEAP, "%s", message);
+}
+
+void on_free(const volatile void *ptr) {
+  const void *p = (const void *)ptr;
+  // Not ours (a bad free): the sanitizer reports it.
+  if (tcm_depth || !__sanitizer_get_ownership(p)) return;
+  heap_live -= (long long)__sanitizer_get_allocated_size(p);
+}
+
+void on_sigsys(int, siginfo_t *info, void *) {
+  const char *call = "clone";
+#ifdef SYS_fork
+  if (info->si_syscall == SYS_fork) call = "fork";
+#endif
+#ifdef SYS_vfork
+  if (info->si_syscall == SYS_vfork) call = "vfork";
+#endif
+  char message[160];
+  snprintf(message, sizeof message, "the op tried to create a process (a %s system call); the device has none",
+           call);
+  report_finding("process", message);
+  q7_fail(Q7_STATUS_ABORT, "%s", message);
+}
+
+// Before the op's own static constructors (default priority), after the
+// sanitizer runtime's initialisation (preinit).
+__attribute__((constructor(101))) void install_guards() {
+  __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_sigsys;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSYS, &action, nullptr);
+}
 
 size_t tcm_charge(size_t size) { return ((size + 7) & ~(size_t)7) + kTcmHeader; }
 
@@ -74,11 +151,18 @@ void q7_native_begin_core(uint32_t id, uint32_t count, const q7_native_arg *args
   core.next_arg = 0;
   core.dst = dst;
   core.sdk_checks = sdk_checks;
+  heap_at_begin = heap_live;
+  core_running = true;
 }
 
+void q7_native_set_heap_limit(uint64_t bytes) { heap_limit = bytes; }
+
 void q7_native_end_core() {
+  core_running = false;
   for (size_t i = 0; i < kTcmMaxBlocks; ++i) {
+    ++tcm_depth;
     free(core.tcm_blocks[i]);
+    --tcm_depth;
     core.tcm_blocks[i] = nullptr;
     core.tcm_sizes[i] = 0;
   }
@@ -124,7 +208,9 @@ void *q7_tcm_alloc(size_t size) noexcept {
   if (size == 0 || tcm_charge(size) > kTcmBytes - core.tcm_used) return nullptr;
   for (size_t i = 0; i < kTcmMaxBlocks; ++i) {
     if (core.tcm_blocks[i]) continue;
+    ++tcm_depth;
     void *p = malloc(size);
+    --tcm_depth;
     if (!p) return nullptr;
     core.tcm_blocks[i] = p;
     core.tcm_sizes[i] = size;
@@ -140,7 +226,9 @@ void q7_tcm_free(void *ptr) noexcept {
     if (core.tcm_blocks[i] != ptr) continue;
     core.tcm_used -= tcm_charge(core.tcm_sizes[i]);
     core.tcm_blocks[i] = nullptr;
+    ++tcm_depth;
     free(ptr);
+    --tcm_depth;
     return;
   }
   // Not a TCM block: freeing it is the op's bug; let the sanitizer say so.

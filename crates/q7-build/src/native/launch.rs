@@ -1,15 +1,22 @@
 //! One run of a host build: the launch file the driver reads, the
-//! sanitizers' options, a wall-clock limit, and the result read back.
+//! sanitizers' options, the limits (wall clock, the device heap, memory),
+//! the process on its leash (`child`), and the result read back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use q7_target::DType;
 
+use super::capture::{self, Kept};
 use super::report::{self, Finding};
-use super::{io_err, NativeError, NativeProgram, Sanitizer};
+use super::{child, io_err, symbolize, NativeError, NativeProgram, Sanitizer};
+
+/// What q7 keeps of the op's stdout, and of the run's stderr (where the
+/// sanitizers' reports are, at the end), from each end.
+const CONSOLE_KEPT: usize = 64 * 1024;
+const STDERR_KEPT: usize = 1024 * 1024;
 
 /// One kernel argument, kinded as the schema says.
 #[derive(Clone, Debug)]
@@ -38,6 +45,15 @@ pub struct NativeLaunch<'a> {
     pub seed: u64,
     pub sdk_checks: bool,
     pub timeout: Duration,
+    /// The device heap of each core in bytes (0: no limit): the op's
+    /// allocations during one core's run may not pass it.
+    pub heap_per_core: u64,
+    /// Resident memory at which q7 stops the run, if any: a backstop for
+    /// memory that does not come from the heap.
+    pub memory_limit: Option<u64>,
+    /// Copy the op's stdout to this process's stdout as it comes (the report
+    /// keeps a bounded head and tail either way).
+    pub echo: bool,
     /// Scratch directory for the launch file and the tensors' bytes.
     pub work_dir: &'a Path,
 }
@@ -64,8 +80,14 @@ pub struct NativeReport {
     pub failure: Option<String>,
     /// The run passed its time limit (and was killed).
     pub timed_out: bool,
-    /// What the op printed on stdout.
+    /// What the op printed on stdout: all of it, or its first and last
+    /// 64 KiB with a line saying how much is cut between them.
     pub console: String,
+    /// Bytes the op printed in all, and how many of them `console` lacks.
+    pub console_bytes: u64,
+    pub console_cut: u64,
+    /// Bytes of the run's stderr q7 did not keep (reports there are lost).
+    pub stderr_cut: u64,
     #[serde(serialize_with = "seconds")]
     pub wall: Duration,
 }
@@ -113,6 +135,7 @@ impl NativeProgram {
             let _ = write!(spec, " {c}");
         }
         let _ = writeln!(spec, "\nsdk_checks {}", u8::from(launch.sdk_checks));
+        let _ = writeln!(spec, "heap {}", launch.heap_per_core);
         for (i, arg) in launch.args.iter().enumerate() {
             match arg {
                 NativeArg::Tensor { dtype, shape, data } => {
@@ -135,13 +158,32 @@ impl NativeProgram {
         std::fs::write(&spec_path, &spec).map_err(io_err(&spec_path))?;
 
         let started = Instant::now();
-        let (status, stdout, stderr) = self.spawn(&spec_path, work, launch.timeout)?;
+        let ran = self.spawn(&spec_path, launch)?;
         let wall = started.elapsed();
-        let findings = report::parse(&stderr, self.sanitizer, &self.sources);
-        let failure = match status {
-            None => Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs())),
-            Some(s) => report::failure(&s, &stderr, &findings),
+        // Findings from each kept end (a report cut in two is lost, not garbled).
+        let symbolizer = symbolize::find_symbolizer();
+        let head = symbolize::symbolize(&String::from_utf8_lossy(&ran.stderr.head), symbolizer.as_deref());
+        let tail = symbolize::symbolize(&String::from_utf8_lossy(&ran.stderr.tail), symbolizer.as_deref());
+        let mut findings = report::parse(&head, self.sanitizer, &self.sources);
+        findings.extend(report::parse(&tail, self.sanitizer, &self.sources));
+        let stderr = head + &tail;
+        let mut failure = match (&ran.stop, &ran.status) {
+            (Some(Stop::Timeout), _) => {
+                Some(format!("the host run passed the {} s time limit", launch.timeout.as_secs()))
+            }
+            (Some(Stop::Memory(limit)), _) => Some(format!(
+                "the host run's memory passed its limit of {} MiB (the device's tensor memory with the sanitizers' overhead) and was stopped",
+                limit >> 20
+            )),
+            (None, status) => report::failure(status, &stderr, &findings),
         };
+        if ran.survivors > 0 {
+            let left = format!(
+                "the op left {} process(es) running after it ended (the device has none); q7 killed them",
+                ran.survivors
+            );
+            failure = Some(failure.map_or(left.clone(), |f| format!("{f}; {left}")));
+        }
         let output = if failure.is_none() { read_result(&result)? } else { None };
         Ok(NativeReport {
             sanitizer: self.sanitizer,
@@ -150,62 +192,95 @@ impl NativeProgram {
             output,
             findings,
             failure,
-            timed_out: status.is_none(),
-            console: stdout,
+            timed_out: matches!(ran.stop, Some(Stop::Timeout)),
+            console: ran.stdout.text(),
+            console_bytes: ran.stdout.total,
+            console_cut: ran.stdout.cut(),
+            stderr_cut: ran.stderr.cut(),
             wall,
         })
     }
 
-    /// Runs the program with the sanitizers' options; `None` status on timeout.
-    fn spawn(
-        &self,
-        spec: &Path,
-        work: &Path,
-        timeout: Duration,
-    ) -> Result<(Option<std::process::ExitStatus>, String, String), NativeError> {
-        let (out_path, err_path) = (work.join("stdout.txt"), work.join("stderr.txt"));
-        let out = std::fs::File::create(&out_path).map_err(io_err(&out_path))?;
-        let err = std::fs::File::create(&err_path).map_err(io_err(&err_path))?;
+    /// Runs the program on its leash with the sanitizers' options until it
+    /// ends or q7 stops it (time limit, memory limit, a caught signal).
+    fn spawn(&self, spec: &Path, launch: &NativeLaunch) -> Result<Ran, NativeError> {
         let mut cmd = std::process::Command::new(&self.path);
-        cmd.arg(spec).stdin(Stdio::null()).stdout(out).stderr(err);
-        for (key, value) in sanitizer_env() {
+        cmd.arg(spec).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (key, value) in sanitizer_env(launch.heap_per_core) {
             cmd.env(key, value);
         }
         let run_err = |error: String| NativeError::Run { program: self.path.display().to_string(), error };
-        let mut child = cmd.spawn().map_err(|e| run_err(e.to_string()))?;
-        let deadline = Instant::now() + timeout;
-        let status = loop {
-            if let Some(status) = child.try_wait().map_err(|e| run_err(e.to_string()))? {
-                break Some(status);
+        let mut leashed = child::spawn(&mut cmd, true).map_err(|e| run_err(e.to_string()))?;
+        let echo: Option<Box<dyn std::io::Write + Send>> =
+            if launch.echo { Some(Box::new(std::io::stdout())) } else { None };
+        let stdout = leashed.child.stdout.take().map(|o| capture::spawn(o, echo, CONSOLE_KEPT, CONSOLE_KEPT));
+        let stderr = leashed.child.stderr.take().map(|e| capture::spawn(e, None, STDERR_KEPT, STDERR_KEPT));
+        let deadline = Instant::now() + launch.timeout;
+        let mut stop = None;
+        for poll in 0u64.. {
+            if let Some(signal) = child::caught() {
+                // The leash's drop kills the group; the caller removes the files.
+                return Err(NativeError::Interrupted { signal });
+            }
+            if leashed.has_exited().map_err(|e| run_err(e.to_string()))? {
+                break;
             }
             if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+                stop = Some(Stop::Timeout);
+                break;
+            }
+            // Resident memory every tenth poll (20 ms): enough to stop a runaway early.
+            if let Some(limit) = launch.memory_limit.filter(|_| poll % 10 == 0) {
+                if leashed.resident_bytes().is_some_and(|rss| rss > limit) {
+                    stop = Some(Stop::Memory(limit));
+                    break;
+                }
             }
             std::thread::sleep(Duration::from_millis(2));
-        };
-        let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(io_err(p));
-        Ok((status, read(&out_path)?, read(&err_path)?))
+        }
+        let (status, survivors) = leashed.finish().map_err(|e| run_err(e.to_string()))?;
+        // The group is dead, so the pipes are at their end.
+        let join = |h: Option<std::thread::JoinHandle<Kept>>| h.and_then(|h| h.join().ok()).unwrap_or_default();
+        Ok(Ran { status, stop, survivors, stdout: join(stdout), stderr: join(stderr) })
     }
 }
 
-/// The sanitizers' run-time options: stack traces symbolized by
-/// llvm-symbolizer-22, stop at the first memory error, no leak check (the
-/// runtime keeps the result tensor alive on purpose), a distinct exit code.
-fn sanitizer_env() -> Vec<(&'static str, String)> {
-    let mut env = vec![
-        ("ASAN_OPTIONS", "print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode=86".to_string()),
-        ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0".to_string()),
-        ("MSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:exitcode=86".to_string()),
-    ];
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    if let Some(sym) = std::env::split_paths(&path).map(|d| d.join("llvm-symbolizer-22")).find(|p| p.is_file()) {
-        for key in ["ASAN_SYMBOLIZER_PATH", "MSAN_SYMBOLIZER_PATH", "UBSAN_SYMBOLIZER_PATH"] {
-            env.push((key, sym.display().to_string()));
-        }
+/// Why q7 stopped a run.
+enum Stop {
+    Timeout,
+    /// Resident memory passed this many bytes.
+    Memory(u64),
+}
+
+struct Ran {
+    status: ExitStatus,
+    stop: Option<Stop>,
+    /// Processes of the run's group alive after it ended.
+    survivors: usize,
+    stdout: Kept,
+    stderr: Kept,
+}
+
+/// The sanitizers' run-time options: stack traces, left for q7 to symbolize
+/// (`symbolize`: the run may not start llvm-symbolizer), stop at the first
+/// memory error, no leak check (the runtime keeps the result tensor alive on
+/// purpose), a distinct exit code. An allocation larger than the whole device
+/// heap returns null, as the device's does.
+fn sanitizer_env(heap_per_core: u64) -> Vec<(&'static str, String)> {
+    let mut allocator = String::new();
+    if heap_per_core > 0 {
+        let mib = heap_per_core.div_ceil(1 << 20);
+        allocator = format!(":allocator_may_return_null=1:max_allocation_size_mb={mib}");
     }
-    env
+    let exit = report::SANITIZER_EXIT;
+    vec![
+        (
+            "ASAN_OPTIONS",
+            format!("symbolize=0:print_stacktrace=1:detect_leaks=0:halt_on_error=1:exitcode={exit}{allocator}"),
+        ),
+        ("UBSAN_OPTIONS", "symbolize=0:print_stacktrace=1:halt_on_error=0".to_string()),
+        ("MSAN_OPTIONS", format!("symbolize=0:print_stacktrace=1:halt_on_error=1:exitcode={exit}{allocator}")),
+    ]
 }
 
 /// Reads "DTYPE RANK D0 ..\n" + elements, as driver.cpp writes them.

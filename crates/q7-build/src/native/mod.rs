@@ -7,18 +7,24 @@
 //! (`host_sdk`), the op's sources and a generated wrapper (`codegen`)
 //! incrementally into `<build>/native-<sanitizer>/`, and links the host
 //! driver (`sdk/host/native/driver.cpp`). [`NativeProgram::run`] writes a
-//! launch file, runs the program with the sanitizers' reports on, and turns
-//! those reports into findings with the op's source line (`report`);
-//! `compare` finds where two outputs differ.
+//! launch file, runs the program on a leash (`child`: its own process group,
+//! no processes of its own, killed with q7) with the sanitizers' reports on,
+//! keeps a bounded copy of its output (`capture`), symbolizes the reports'
+//! stacks (`symbolize`) and turns them into findings with the op's source
+//! line (`report`); `compare` finds where two outputs differ.
 
+mod capture;
+mod child;
 mod codegen;
 pub mod compare;
 mod host_sdk;
 mod launch;
 pub mod report;
+mod symbolize;
 
 use std::path::{Path, PathBuf};
 
+pub use child::{signal_name, Interrupts};
 pub use launch::{NativeArg, NativeLaunch, NativeReport, NativeTensor};
 
 use crate::command::Command;
@@ -99,11 +105,24 @@ pub enum NativeError {
     Io { path: String, error: std::io::Error },
     #[error("{program}: {error}")]
     Run { program: String, error: String },
+    // 128 + signal is the exit code a shell would show.
+    #[error("interrupted by {}; the host run was stopped", signal_name(*signal))]
+    Interrupted { signal: i32 },
 }
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> NativeError + '_ {
     move |error| NativeError::Io { path: path.display().to_string(), error }
 }
+
+/// A scratch directory for one run's launch file and tensors in
+/// `build_dir`, named with this process's id; those of processes killed
+/// before they could remove theirs are removed here.
+pub fn run_dir(build_dir: &Path) -> PathBuf {
+    crate::stale::remove(build_dir, crate::stale::pid_after(RUN_DIR_PREFIX), crate::stale::MIN_AGE);
+    build_dir.join(format!("{RUN_DIR_PREFIX}{}", std::process::id()))
+}
+
+const RUN_DIR_PREFIX: &str = "native-run-";
 
 /// Records the manifest of `req` in its build directory (unchanged bytes are
 /// not rewritten, so the file's mtime says when the op last changed shape).

@@ -94,7 +94,27 @@ fn pick(frames: &[SourceLine], sources: &[PathBuf]) -> Option<SourceLine> {
     })
 }
 
-/// Reads the findings from a run's stderr.
+/// The kind a `SUMMARY: <tool>: <kind> ...` line names, looking from `from`
+/// to the next report's header.
+fn summary_kind(lines: &[&str], from: usize, tool: &str) -> Option<String> {
+    let marker = format!("SUMMARY: {tool}: ");
+    lines[from..]
+        .iter()
+        .take_while(|l| !l.contains("ERROR: ") && !l.contains("WARNING: MemorySanitizer: "))
+        .find_map(|l| l.split_once(&marker))
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .map(str::to_string)
+}
+
+/// The report header's words after its first, up to the registers or the
+/// thread (`on unknown address 0x0`, `requested allocation size 0x10 ...`).
+fn header_detail(rest: &str) -> String {
+    let end = [" (pc ", " at pc ", " (thread "].iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len());
+    rest[..end].trim().to_string()
+}
+
+/// Reads the findings from a run's stderr: the sanitizers' reports and the
+/// host runtime's own (`q7-native: finding: KIND: DETAIL` and a stack).
 pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Finding> {
     let _ = sanitizer;
     let lines: Vec<&str> = stderr.lines().collect();
@@ -103,13 +123,30 @@ pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Fin
     while i < lines.len() {
         let line = lines[i];
         i += 1;
+        if let Some(rest) = line.strip_prefix("q7-native: finding: ") {
+            let (kind, detail) = rest.split_once(": ").unwrap_or((rest, ""));
+            let mut frames = Vec::new();
+            while i < lines.len() && lines[i].trim_start().starts_with('#') {
+                frames.extend(parse_frame(lines[i]));
+                i += 1;
+            }
+            findings.push(Finding {
+                tool: "q7-native".into(),
+                kind: kind.into(),
+                detail: detail.into(),
+                location: pick(&frames, sources),
+            });
+            continue;
+        }
         // ==PID==ERROR: AddressSanitizer: heap-use-after-free on address ...
         let header = ["ERROR: AddressSanitizer: ", "WARNING: MemorySanitizer: "]
             .iter()
             .find_map(|marker| line.split_once(marker).map(|(_, rest)| (marker, rest)));
         if let Some((marker, rest)) = header {
             let tool = if marker.contains("Address") { "AddressSanitizer" } else { "MemorySanitizer" };
-            let kind = rest.split(' ').next().unwrap_or(rest).to_string();
+            let first = rest.split(' ').next().unwrap_or(rest);
+            // The summary names every kind; the header's first word only most.
+            let kind = summary_kind(&lines, i, tool).unwrap_or_else(|| first.to_string());
             let mut detail = String::new();
             let mut frames = Vec::new();
             // The access line, then the first stack (up to its blank line).
@@ -118,6 +155,10 @@ pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Fin
                     detail = lines[i].split(" at 0x").next().unwrap_or(lines[i]).trim().to_string();
                 }
                 i += 1;
+            }
+            if detail.is_empty() {
+                let words = if kind == first { &rest[first.len()..] } else { rest };
+                detail = header_detail(words);
             }
             while i < lines.len() && lines[i].trim_start().starts_with('#') {
                 frames.extend(parse_frame(lines[i]));
@@ -151,6 +192,25 @@ pub fn parse(stderr: &str, sanitizer: Sanitizer, sources: &[PathBuf]) -> Vec<Fin
     findings
 }
 
+/// Exit code the sanitizers stop with (`exitcode=` in their options).
+pub const SANITIZER_EXIT: i32 = 86;
+
+/// A sanitizer's own account of why it stopped when no report parsed (it
+/// ran out of memory, a CHECK failed): its first error or summary line.
+fn sanitizer_reason(stderr: &str) -> Option<String> {
+    stderr.lines().find_map(|l| {
+        let l = l.trim();
+        // "==123==ERROR: ..." → "ERROR: ...".
+        let text = match l.strip_prefix("==") {
+            Some(rest) => rest.split_once("==").map_or(rest, |(_, t)| t),
+            None => l,
+        };
+        let said = text.contains("Sanitizer")
+            && (text.starts_with("ERROR") || text.starts_with("SUMMARY") || text.contains("CHECK failed"));
+        said.then(|| text.trim().to_string())
+    })
+}
+
 /// Why a finished run failed, if it did: the SDK's status line, a sanitizer
 /// stop, a signal or a non-zero exit.
 pub fn failure(status: &ExitStatus, stderr: &str, findings: &[Finding]) -> Option<String> {
@@ -165,21 +225,23 @@ pub fn failure(status: &ExitStatus, stderr: &str, findings: &[Finding]) -> Optio
     if let Some(line) = stderr.lines().find(|l| l.starts_with("q7-native: bad launch file")) {
         return Some(line["q7-native: ".len()..].to_string());
     }
-    if status.code() == Some(86) {
-        let first = findings.iter().find(|f| f.tool != "UndefinedBehaviorSanitizer").or(findings.first());
-        return Some(format!("stopped by {}", first.map_or("a sanitizer".into(), |f| f.tool.clone())));
+    if status.code() == Some(SANITIZER_EXIT) {
+        let first = findings.iter().find(|f| f.tool != "UndefinedBehaviorSanitizer");
+        return Some(match (first, sanitizer_reason(stderr)) {
+            (Some(f), _) => format!("stopped by {}: {}", f.tool, f.kind),
+            (None, Some(reason)) => format!("stopped by a sanitizer: {reason}"),
+            (None, None) => "stopped by a sanitizer".to_string(),
+        });
     }
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            let name = match signal {
-                6 => "SIGABRT (abort)",
-                11 => "SIGSEGV",
-                8 => "SIGFPE",
-                _ => "a signal",
-            };
-            return Some(format!("the host run ended by {name} ({signal})"));
+            let name = super::child::signal_name(signal);
+            // The seccomp filter's trap, before the host runtime's handler was in place.
+            let why =
+                if signal == libc::SIGSYS { ": it tried to create a process, which the device cannot" } else { "" };
+            return Some(format!("the host run ended by {name} ({signal}){why}"));
         }
     }
     Some(format!("the host run exited with status {}", status.code().unwrap_or(-1)))
@@ -226,6 +288,55 @@ freed by thread T0 here:
         assert_eq!(f[0].tool, "UndefinedBehaviorSanitizer");
         assert!(f[0].detail.starts_with("signed integer overflow"));
         assert_eq!(f[0].location.as_ref().map(|l| l.line), Some(7));
+    }
+
+    #[test]
+    fn the_summary_names_the_kind_and_the_header_the_detail() {
+        let text = "==7==ERROR: AddressSanitizer: requested allocation size 0x1000000000 (0x1000001000 after adjustments) exceeds maximum supported size of 0x4000000 (thread T0)
+    #0 0x1 in malloc (/x/q7-native+0xd2854)
+    #1 0x2 in grow(at::Tensor const&) /w/op.cpp:9:15
+
+SUMMARY: AddressSanitizer: allocation-size-too-big (/x/q7-native+0xd2854) in malloc
+";
+        let f = parse(text, Sanitizer::AddressUndefined, &[PathBuf::from("/w/op.cpp")]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].kind, "allocation-size-too-big");
+        assert!(f[0].detail.starts_with("requested allocation size 0x1000000000"), "{}", f[0].detail);
+        assert!(f[0].detail.ends_with("of 0x4000000"), "{}", f[0].detail);
+        assert_eq!(f[0].location.as_ref().map(|l| l.line), Some(9));
+    }
+
+    #[test]
+    fn host_runtime_findings_carry_their_stack() {
+        let text = "q7-native: finding: heap-limit: the op allocated more than the device heap's 64 MiB
+    #0 0x1 in __sanitizer_print_stack_trace (/x/q7-native+0x10)
+    #1 0x2 in grow(at::Tensor const&) /w/op.cpp:9:15
+q7: the op allocated more than the device heap's 64 MiB
+q7-native: core 0 ended with status 5
+";
+        let f = parse(text, Sanitizer::AddressUndefined, &[PathBuf::from("/w/op.cpp")]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].to_string(),
+            "q7-native: heap-limit: the op allocated more than the device heap's 64 MiB at /w/op.cpp:9:15 in grow(at::Tensor const&)"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_sanitizer_stop_without_a_report_says_why() {
+        use std::os::unix::process::ExitStatusExt;
+        let stopped = ExitStatus::from_raw(SANITIZER_EXIT << 8);
+        let text = "==9==ERROR: AddressSanitizer failed to allocate 0x10000000 (268435456) bytes of LargeMmapAllocator (error code: 12)\n==9==Process memory map follows:\n";
+        assert_eq!(
+            failure(&stopped, text, &[]).as_deref(),
+            Some("stopped by a sanitizer: ERROR: AddressSanitizer failed to allocate 0x10000000 (268435456) bytes of LargeMmapAllocator (error code: 12)")
+        );
+        let f = parse(ASAN, Sanitizer::AddressUndefined, &[PathBuf::from("/tmp/q7/op.cpp")]);
+        assert_eq!(failure(&stopped, ASAN, &f).as_deref(), Some("stopped by AddressSanitizer: heap-use-after-free"));
+        assert_eq!(failure(&stopped, "", &[]).as_deref(), Some("stopped by a sanitizer"));
+        let trapped = ExitStatus::from_raw(libc::SIGSYS);
+        assert!(failure(&trapped, "", &[]).unwrap().contains("SIGSYS (31): it tried to create a process"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! sanitizer runtimes: a host build from a manifest alone (no device build),
 //! its incremental rebuild, a clean run's output, and UndefinedBehaviorSanitizer's
 //! report of fixtures/native/signed_overflow.cpp turned into a finding on
-//! the marked line while the run continues to its wrapped result.
+//! the marked line while the run continues to its wrapped result; and the
+//! memory limit that stops a run whose memory grows without a heap limit.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -53,6 +54,9 @@ fn launch<'a>(args: &'a [NativeArg<'a>], work: &'a Path) -> NativeLaunch<'a> {
         seed: 0,
         sdk_checks: true,
         timeout: Duration::from_secs(60),
+        heap_per_core: 64 << 20,
+        memory_limit: None,
+        echo: false,
         work_dir: work,
     }
 }
@@ -88,4 +92,28 @@ fn host_build_runs_and_reports_undefined_behaviour_on_its_line() {
     // UBSan reports and goes on: the result is the wrapped sum.
     assert!(report.failure.is_none());
     assert_eq!(report.output.unwrap().data, ints(&[i32::MIN]));
+}
+
+#[test]
+fn a_run_past_its_memory_limit_is_stopped() {
+    // fixtures/native/heap_growth.cpp grows 1 MiB at a time for ever; with
+    // no device heap to stop it, q7's resident-memory limit does.
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = Manifest {
+        name: "grow".into(),
+        functions: vec!["grow".into()],
+        schemas: vec!["grow(Tensor x) -> Tensor".into()],
+        sources: vec![q7_testkit::repo_root().join("fixtures/native/heap_growth.cpp")],
+        ..manifest()
+    };
+    let program = native::build(&CachedEnv, dir.path(), &manifest, Sanitizer::AddressUndefined, &Quiet).unwrap();
+    let data = [0u8; 16];
+    let args = [NativeArg::Tensor { dtype: DType::F32, shape: &[4], data: &data }];
+    let work = dir.path().join("run");
+    let limit =
+        NativeLaunch { function: "grow", heap_per_core: 0, memory_limit: Some(200 << 20), ..launch(&args, &work) };
+    let report = program.run(&limit).unwrap();
+    let failure = report.failure.as_deref().unwrap_or_default();
+    assert!(failure.starts_with("the host run's memory passed its limit of 200 MiB"), "{report:?}");
+    assert!(!report.timed_out && report.wall < Duration::from_secs(30), "{report:?}");
 }

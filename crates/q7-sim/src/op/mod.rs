@@ -39,7 +39,7 @@ pub use discover::{find_images, load_images, read_regular_file, ImageFiles, MAX_
 pub use error::{GivenKind, OpError};
 pub use image::OpImage;
 pub use launch_block::{encode_descriptor, Descriptor};
-pub use placement::Destination;
+pub use placement::{place, Destination, Placement};
 pub use q7_target::launch::status_meaning;
 use q7_target::schema::table::{self, SchemaEntry};
 pub use report::{

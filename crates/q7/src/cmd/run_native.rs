@@ -8,10 +8,12 @@ use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
 use q7_build::driver::Quiet;
 use q7_build::native::compare::{self, Comparison, View};
-use q7_build::native::{self, Manifest, NativeArg, NativeLaunch, NativeProgram, NativeReport, Sanitizer};
+use q7_build::native::{
+    self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
+};
 use q7_build::profile::ProcessEnv;
 use q7_sim::npy::{self, Array};
-use q7_sim::op::{KernelArg, OpError, OpLibrary, OpReport};
+use q7_sim::op::{Destination, KernelArg, OpError, OpLibrary, OpReport};
 
 use super::run::{self, Args};
 
@@ -74,6 +76,12 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     let dst = run::destination(args, &arrays, shaped)?
         .map(|d| (d.dtype, d.shape))
         .or_else(|| arrays.first().map(|a| (a.dtype, a.shape.clone())));
+    let cores = args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 });
+    // The device's tensor memory as the simulator lays it out: the heap each
+    // core gets, and what all of it comes to.
+    let (dtype, shape) = dst.clone().unwrap_or((q7_target::DType::F32, vec![0]));
+    let placed = q7_sim::op::place(&bound, &Destination { dtype, shape }, cores as usize, None)
+        .map_err(|e| run::with_hint(e, args))?;
     let native_args: Vec<NativeArg> = bound
         .iter()
         .map(|arg| match arg {
@@ -89,24 +97,29 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
         function: &function,
         args: &native_args,
         dst,
-        cores: args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 }),
+        cores,
         seed: args.seed,
         sdk_checks: !args.no_sdk_checks,
         timeout: Duration::from_secs(args.timeout),
+        heap_per_core: u64::from(placed.heap_per_core),
+        // The sanitizers' shadow (MemorySanitizer: a shadow and an origin per
+        // byte) and AddressSanitizer's quarantine come on top of the device's bytes.
+        memory_limit: 3 * u64::from(placed.tensor_size) + (1 << 30),
         verbose: args.verbose,
     };
     if flags.compare {
         let started = Instant::now();
         let simulated = run::execute(args, matches)?;
         let simulated_secs = started.elapsed().as_secs_f64();
-        let native = host.run(Sanitizer::AddressUndefined)?;
+        let native = host.run(Sanitizer::AddressUndefined, false)?;
         return finish_compare(args, flags, simulated, native, simulated_secs);
     }
-    let mut reports = vec![host.run(Sanitizer::AddressUndefined)?];
+    // The op's output streams through as it comes (once: the first build's).
+    let mut reports = vec![host.run(Sanitizer::AddressUndefined, !args.json)?];
     // Uninitialised reads need a MemorySanitizer build of their own; it runs
     // unless the first run already stopped.
     if reports[0].failure.is_none() {
-        reports.push(host.run(Sanitizer::Memory)?);
+        reports.push(host.run(Sanitizer::Memory, false)?);
     }
     finish_native(args, &reports)
 }
@@ -122,20 +135,25 @@ struct HostRun<'a> {
     seed: u64,
     sdk_checks: bool,
     timeout: Duration,
+    heap_per_core: u64,
+    memory_limit: u64,
     /// Host compile errors whole, not folded to one line.
     verbose: bool,
 }
 
 impl HostRun<'_> {
-    /// Builds (or finds) the host program for `sanitizer` and runs it once.
-    fn run(&self, sanitizer: Sanitizer) -> Result<NativeReport> {
+    /// Builds (or finds) the host program for `sanitizer` and runs it once;
+    /// `echo` streams the op's stdout through.
+    fn run(&self, sanitizer: Sanitizer, echo: bool) -> Result<NativeReport> {
         let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
             .map_err(|e| match self.verbose {
                 true => anyhow::anyhow!("{e}"),
                 false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),
             })?;
         // Scratch for the launch file and the inputs' bytes, per process.
-        let work = self.build_dir.join(format!("native-run-{}", std::process::id()));
+        let work = native::run_dir(self.build_dir);
+        // A SIGINT/SIGTERM/SIGHUP stops the run, and q7 ends after removing its files.
+        let interrupts = Interrupts::catch().context("cannot catch SIGINT for the native run")?;
         let report = program.run(&NativeLaunch {
             function: self.function,
             args: self.args,
@@ -144,9 +162,15 @@ impl HostRun<'_> {
             seed: self.seed,
             sdk_checks: self.sdk_checks,
             timeout: self.timeout,
+            heap_per_core: self.heap_per_core,
+            memory_limit: Some(self.memory_limit),
+            echo,
             work_dir: &work,
         });
         let _ = std::fs::remove_dir_all(&work);
+        if let Some(signal) = interrupts.caught() {
+            return Err(NativeError::Interrupted { signal }.into());
+        }
         Ok(report?)
     }
 }
@@ -172,8 +196,13 @@ fn finish_native(args: &Args, reports: &[NativeReport]) -> Result<()> {
     }
     if args.json {
         crate::io::print_json(&serde_json::json!({ "native": reports, "output_path": args.out }))?;
-    } else {
-        print!("{}", first.console);
+    }
+    for report in reports.iter().filter(|r| r.stderr_cut > 0) {
+        eprintln!(
+            "q7 run: native ({}): the run wrote more to stderr than q7 keeps; {} bytes between its first and last MiB were not read for findings",
+            report.sanitizer.name(),
+            report.stderr_cut
+        );
     }
     let mut findings = 0;
     for report in reports {

@@ -38,6 +38,7 @@ mod layout_svg;
 mod layout_vs_readelf;
 mod lsp;
 mod malformed_inputs;
+mod native_bounds;
 mod native_run;
 mod pack_cli;
 mod pack_errors;

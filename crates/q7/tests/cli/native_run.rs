@@ -17,12 +17,12 @@ use q7_testkit::Rng;
 
 const MILLION: usize = 1 << 20;
 
-fn tmp() -> PathBuf {
+pub(crate) fn tmp() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-run")
 }
 
 /// q7 with the test binary's cache (the device and host SDKs are built once).
-fn q7_cached(args: &[&str]) -> Output {
+pub(crate) fn q7_cached(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_q7"))
         .env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
         .args(args)
@@ -46,7 +46,19 @@ fn build_example(folder: &str) -> PathBuf {
 
 /// `q7 build` of one fixture in fixtures/native with its function and schema.
 fn build_fixture(source: &str, function: &str, schema: &str, extra: &[&str], env: &[(&str, &str)]) -> PathBuf {
-    let dir = tmp().join(format!("fixture-{function}"));
+    build_fixture_in(&format!("fixture-{function}"), source, function, schema, extra, env)
+}
+
+/// `build_fixture` into the build directory `name` of this module's.
+pub(crate) fn build_fixture_in(
+    name: &str,
+    source: &str,
+    function: &str,
+    schema: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> PathBuf {
+    let dir = tmp().join(name);
     let src = root().join("fixtures/native").join(source);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
     cmd.env("Q7_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"));
@@ -73,7 +85,7 @@ fn build_fixture(source: &str, function: &str, schema: &str, extra: &[&str], env
 }
 
 /// A float32 `.npy` of `shape` with values in [-100, 100).
-fn input(name: &str, shape: &[usize], seed: u64) -> PathBuf {
+pub(crate) fn input(name: &str, shape: &[usize], seed: u64) -> PathBuf {
     let mut rng = Rng::new(seed);
     let n: usize = shape.iter().product();
     let data = (0..n).flat_map(|_| rng.uniform(-100.0, 100.0).to_le_bytes()).collect();
@@ -113,7 +125,7 @@ fn assert_compare_agrees(image: &Path, function: &str, args: &[&str], elements: 
     assert!(!err.contains("Sanitizer"), "{err}");
 }
 
-fn path(p: &Path) -> &str {
+pub(crate) fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
@@ -177,7 +189,7 @@ fn tutorial_relu_multicore_fails_alike_on_an_odd_size() {
 }
 
 /// The line of `source` holding `marker`.
-fn marked_line(source: &str, marker: &str) -> usize {
+pub(crate) fn marked_line(source: &str, marker: &str) -> usize {
     let text = std::fs::read_to_string(root().join("fixtures/native").join(source)).unwrap();
     text.lines().position(|l| l.contains(marker)).expect("marker") + 1
 }
@@ -199,7 +211,10 @@ fn use_after_free_is_reported_with_its_source_line() {
     );
     assert!(err.contains(&at), "want `{at}` in:\n{err}");
     assert!(err.contains("in doubled(at::Tensor const&)"), "{err}");
-    assert!(err.trim_end().ends_with("q7: error: native run: stopped by AddressSanitizer"), "{err}");
+    assert!(
+        err.trim_end().ends_with("q7: error: native run: stopped by AddressSanitizer: heap-use-after-free"),
+        "{err}"
+    );
 }
 
 #[test]
