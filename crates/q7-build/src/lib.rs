@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backend_errors;
+pub mod builddir;
 pub mod command;
 pub mod driver;
 pub mod exec;

@@ -67,6 +67,8 @@ pub enum ShapeError {
     UnknownFunction { srcs: String, function: String, registered: String },
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
+    #[error(transparent)]
+    BuildDir(#[from] crate::builddir::BuildDirError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ShapeError + '_ {
@@ -102,6 +104,7 @@ pub fn build(
         return Err(ShapeError::Missing(missing.display().to_string()));
     }
     let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+    crate::builddir::ensure_private(build_dir)?;
     let host = build_dir.join("shape");
     // Two builds into one directory take turns here too (the device build
     // has its own lock in the driver).
