@@ -132,8 +132,12 @@ def load(
     if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
         raise TypeError("compute_srcs and shape_srcs are lists of source files")
     if build_directory is None:
-        build_directory = os.path.join(tempfile.gettempdir(), "q7_custom_op", name)
-    os.makedirs(build_directory, exist_ok=True)
+        # Private to this user: generated files must not land where another
+        # local user can plant symlinks (the parent is checked too).
+        parent = os.path.join(tempfile.gettempdir(), f"q7_custom_op-{os.getuid()}")
+        _q7.private_dir(parent)
+        build_directory = os.path.join(parent, name)
+    _q7.private_dir(build_directory)
 
     shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
     shape_library = _load_shape_library(shape_library)
@@ -198,10 +202,7 @@ def load_library(path):
         pass
     elif not os.path.isfile(shape_library):
         os.makedirs(directory, exist_ok=True)
-        tmp = f"{shape_library}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(shape_bytes)
-        os.replace(tmp, shape_library)
+        _archive.write_atomic(shape_library, shape_bytes)
     shape_library = _load_shape_library(shape_library, shape_bytes)
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use q7_build::builddir::BuildDirError;
 use q7_build::command::Command;
 pub use q7_build::driver::BuildRequest;
 use q7_build::driver::{self, Observer, ToolchainChoice};
@@ -54,6 +55,12 @@ pub fn build(
     let report = driver::build(&request, &ProcessEnv, &LineObserver { verbose, sink }).map_err(|e| e.to_string())?;
     let toolchain = report.toolchain.map_or("?", |t| t.name()).to_string();
     Ok((report.libraries, toolchain))
+}
+
+/// Makes `dir` a build directory private to this user (created 0700), or
+/// says why an existing one is not (another owner, writable by others).
+pub fn private_dir(dir: &Path) -> Result<(), BuildDirError> {
+    q7_build::builddir::ensure_private(dir)
 }
 
 /// Element types a tensor may have on its way to the device, by the names

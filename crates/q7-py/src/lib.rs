@@ -13,7 +13,7 @@ mod engine;
 use std::path::PathBuf;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::exceptions::{PyException, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
@@ -59,6 +59,19 @@ fn build(
         }
     };
     py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(BuildError::new_err)
+}
+
+/// private_dir(path): makes `path` (and missing parents) unless it exists:
+/// a fresh directory is 0700. Raises PermissionError when it is owned by
+/// another user or writable by its group or others (generated files must not
+/// land where another user can plant symlinks), OSError when it cannot be
+/// made or read.
+#[pyfunction]
+fn private_dir(path: PathBuf) -> PyResult<()> {
+    engine::private_dir(&path).map_err(|e| match e {
+        engine::BuildDirError::Io { .. } => PyOSError::new_err(e.to_string()),
+        _ => PyPermissionError::new_err(e.to_string()),
+    })
 }
 
 /// An op's output bytes, owned here until the tensor viewing them dies.
@@ -159,6 +172,7 @@ impl Compute {
 #[pymodule]
 fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Output>()?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
