@@ -102,5 +102,21 @@ def read(path):
             name = long_names[start:end]
         else:
             name = raw_name[:-1] if raw_name.endswith(b"/") else raw_name
-        members.append((name.decode(), data))
+        try:
+            members.append((name.decode(), data))
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: member name {bytes(name)!r} at offset {pos} is not UTF-8") from None
     return members
+
+
+def plain_name(name):
+    """Whether `name` is a plain file name: joined onto a directory, it names
+    a file in that directory (no '/', not '.' or '..', no NUL, no leading
+    '-' a tool could take for an option)."""
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and "\0" not in name
+        and not name.startswith("-")
+    )

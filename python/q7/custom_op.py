@@ -131,6 +131,8 @@ def load(
     log = _log_to_stdout if verbose else None
     if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
         raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    if not _archive.plain_name(name):
+        raise ValueError(f"custom op name {name!r} is not a plain file name (it names lib<name>.so and a directory)")
     if build_directory is None:
         # Private to this user: generated files must not land where another
         # local user can plant symlinks (the parent is checked too).
@@ -173,24 +175,54 @@ def load(
     return archive
 
 
-def load_library(path):
-    """Registers the ops of a lib<name>.so archive made by `load`."""
-    members = dict(_archive.read(path))
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _read_metadata(path, members):
+    """metadata.json of the archive at `path`, checked: every name in it is a
+    plain file name or an identifier, as `load` writes them (an archive is
+    input: a name like "../x.so" must not reach a path join)."""
     if METADATA not in members:
         raise ValueError(f"{path}: no {METADATA} member; not a custom-op library made by custom_op.load")
     try:
         metadata = json.loads(members[METADATA])
     except ValueError as e:
         raise ValueError(f"{path}: {METADATA}: {e}") from None
-    if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
         raise ValueError(f"{path}: {METADATA} is not {FORMAT} version {VERSION}")
     absent = [k for k in ("shape_library", "compute_libraries", "ops") if k not in metadata]
     if absent:
         raise ValueError(f"{path}: {METADATA} lacks {', '.join(absent)}")
-    wanted = [metadata["shape_library"]] + list(metadata["compute_libraries"])
-    missing = [m for m in wanted if m not in members]
+    libraries = metadata["compute_libraries"]
+    if not isinstance(libraries, list) or len(libraries) not in (1, 8):
+        raise ValueError(f"{path}: {METADATA}: compute_libraries is not a list of 1 or 8 member names")
+    for member in [metadata["shape_library"]] + libraries:
+        if not _archive.plain_name(member):
+            raise ValueError(f"{path}: {METADATA} names member {member!r}, which is not a plain file name; refusing the archive")
+    missing = [m for m in [metadata["shape_library"]] + libraries if m not in members]
     if missing:
         raise ValueError(f"{path}: members missing: {', '.join(missing)}")
+    ops = metadata["ops"]
+    if not isinstance(ops, list) or not ops:
+        raise ValueError(f"{path}: {METADATA}: ops is not a non-empty list")
+    for op in ops:
+        qualified = op.get("name") if isinstance(op, dict) else None
+        parts = qualified.split("::") if isinstance(qualified, str) else []
+        if len(parts) != 2 or not all(_IDENTIFIER.match(p) for p in parts):
+            raise ValueError(f"{path}: {METADATA}: op name {qualified!r} is not ns::op")
+        if not isinstance(op.get("compute_function"), str) or not isinstance(op.get("index"), int):
+            raise ValueError(f"{path}: {METADATA}: op {qualified} lacks compute_function or index")
+    return metadata
+
+
+def load_library(path):
+    """Registers the ops of a lib<name>.so archive made by `load`."""
+    listed = _archive.read(path)
+    for member, _ in listed:
+        if not _archive.plain_name(member):
+            raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
+    members = dict(listed)
+    metadata = _read_metadata(path, members)
 
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.

@@ -2,7 +2,9 @@
 overwrite files through planted symlinks, write outside the cache, kill the
 interpreter, or compute on tensors q7 cannot read."""
 
+import json
 import os
+import re
 import stat
 import tempfile
 
@@ -86,3 +88,60 @@ def test_archives_are_written_anew_not_through_a_planted_file(tmp_path):
     assert _archive.read(str(archive)) == [("metadata.json", b"{}")]
     assert victim.read_text() == "precious"
     assert sorted(p.name for p in tmp_path.iterdir() if not p.is_symlink()) == ["libx.so", "victim.txt"]
+
+
+def _metadata(shape="libx_shape.so", compute=("libxcustomop.so",)):
+    return {
+        "format": "q7-neuron-custom-op",
+        "version": 1,
+        "name": "x",
+        "shape_library": shape,
+        "compute_libraries": list(compute),
+        "ops": [{"name": "x_ns::op", "compute_function": "op", "index": 0}],
+    }
+
+
+@pytest.mark.parametrize("where", ["relative", "absolute"])
+@pytest.mark.parametrize("exists", [False, True], ids=["new", "existing"])
+def test_an_archive_cannot_write_or_load_a_file_outside_the_cache(tmp_path, monkeypatch, where, exists):
+    monkeypatch.setenv("Q7_CACHE_DIR", str(tmp_path / "cache"))
+    escaped = tmp_path / "escaped_shape.so"
+    if exists:
+        escaped.write_bytes(b"not a library; must not be dlopened")
+    # cache/loaded/<digest>/../../../ is tmp_path
+    name = "../../../escaped_shape.so" if where == "relative" else str(escaped)
+    archive = tmp_path / "libevil.so"
+    metadata = json.dumps(_metadata(shape=name)).encode()
+    _archive.write(str(archive), [(name, b"\x7fELF"), ("libxcustomop.so", b""), ("metadata.json", metadata)])
+    with pytest.raises(ValueError, match=rf"^{archive}: member '{re.escape(name)}' is not a plain file name; refusing the archive$"):
+        custom_op.load_library(str(archive))
+    # metadata.json naming such a member is refused by itself too.
+    _archive.write(str(archive), [("libxcustomop.so", b""), ("metadata.json", metadata)])
+    with pytest.raises(ValueError, match=rf"^{archive}: metadata.json names member '{re.escape(name)}', which is not a plain file name"):
+        custom_op.load_library(str(archive))
+    assert escaped.exists() == exists
+    if exists:
+        assert escaped.read_bytes() == b"not a library; must not be dlopened"
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("name", [".", "..", "sub/lib.so", "-rf", "lib\0.so", "/abs.so"])
+def test_every_member_name_must_be_a_plain_file_name(tmp_path, name):
+    archive = tmp_path / "libodd.so"
+    members = [("libx_shape.so", b""), ("libxcustomop.so", b""), (name, b"x")]
+    _archive.write(str(archive), members + [("metadata.json", json.dumps(_metadata()).encode())])
+    with pytest.raises(ValueError, match=rf"^{archive}: member {re.escape(repr(name))} is not a plain file name"):
+        custom_op.load_library(str(archive))
+
+
+def test_metadata_compute_library_names_are_checked_too(tmp_path):
+    archive = tmp_path / "libodd.so"
+    metadata = _metadata(compute=["../libxcustomop.so"])
+    _archive.write(str(archive), [("libx_shape.so", b""), ("metadata.json", json.dumps(metadata).encode())])
+    with pytest.raises(ValueError, match=r"metadata.json names member '../libxcustomop.so', which is not a plain file name"):
+        custom_op.load_library(str(archive))
+
+
+def test_an_op_name_that_is_a_path_is_refused():
+    with pytest.raises(ValueError, match=r"custom op name '../x' is not a plain file name"):
+        custom_op.load(name="../x", compute_srcs=[], shape_srcs=[])
