@@ -33,22 +33,52 @@ def _log_to_stdout(line):
     print(line, flush=True)
 
 
-# sha256 of each shape library loaded in this process -> its path: torch
-# allows one TORCH_LIBRARY per namespace, so the same library reached under
-# another path (the build cache, an archive's copy) must not load twice.
+# torch allows one TORCH_LIBRARY per namespace and process, and aborts the
+# process (SIGABRT) on a second. So: sha256 of each shape library loaded in
+# this process -> (its path, where it came from), the same library reached
+# under another path (the build cache, an archive's copy) is not loaded
+# twice, and a different one registering a namespace already taken is
+# refused before torch sees it (namespace -> the digest that holds it).
 _LOADED_SHAPES = {}
+_NAMESPACES = {}
+
+# What NEURON_LIBRARY(ns, m) leaves in the library's bytes (register.h).
+_NAMESPACE_MARK = re.compile(rb"q7-neuron-namespace:([A-Za-z_][A-Za-z0-9_]*)\0")
 
 
-def _load_shape_library(path, contents=None):
+def _check_namespaces(contents, origin, namespaces):
+    """Raises RuntimeError, naming both libraries, when the shape library
+    `contents` (from `origin`) would register a namespace that is taken."""
+    wanted = set(namespaces) | {m.decode() for m in _NAMESPACE_MARK.findall(contents)}
+    foreign = None
+    for ns in sorted(wanted):
+        holder = _NAMESPACES.get(ns)
+        if holder is not None:
+            raise RuntimeError(
+                f"{origin}: namespace `{ns}` is already registered by {_LOADED_SHAPES[holder][1]}, loaded earlier "
+                "in this process; torch registers a namespace once per process: restart Python to load a "
+                "changed shape library (or use another namespace)"
+            )
+        if foreign is None:
+            foreign = {s.name.split("::")[0] for s in torch._C._jit_get_all_schemas() if "::" in s.name}
+        if ns in foreign:
+            raise RuntimeError(
+                f"{origin}: namespace `{ns}` already has operators that q7 did not load; torch registers a "
+                "namespace once per process: use another namespace in NEURON_LIBRARY"
+            )
+    return sorted(wanted)
+
+
+def _load_shape_library(path, contents, origin, namespaces=()):
     """Loads a shape library once per process; returns the path in use."""
-    if contents is None:
-        with open(path, "rb") as f:
-            contents = f.read()
     digest = hashlib.sha256(contents).hexdigest()
     if digest not in _LOADED_SHAPES:
+        wanted = _check_namespaces(contents, origin, namespaces)
         torch.ops.load_library(path)
-        _LOADED_SHAPES[digest] = path
-    return _LOADED_SHAPES[digest]
+        _LOADED_SHAPES[digest] = (path, origin)
+        for ns in wanted:
+            _NAMESPACES[ns] = digest
+    return _LOADED_SHAPES[digest][0]
 
 
 def _registered_ops(shape_library):
@@ -142,7 +172,10 @@ def load(
     _q7.private_dir(build_directory)
 
     shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
-    shape_library = _load_shape_library(shape_library)
+    with open(shape_library, "rb") as f:
+        contents = f.read()
+    origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
+    shape_library = _load_shape_library(shape_library, contents, origin)
     ops = _registered_ops(shape_library)
     functions = [fn for _, fn in ops]
     schemas = [_device_schema(q) for q, _ in ops]
@@ -215,6 +248,11 @@ def _read_metadata(path, members):
     return metadata
 
 
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def load_library(path):
     """Registers the ops of a lib<name>.so archive made by `load`."""
     listed = _archive.read(path)
@@ -227,16 +265,16 @@ def load_library(path):
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
     shape_bytes = members[metadata["shape_library"]]
-    digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
-    directory = os.path.join(_shape.cache_root(), "loaded", digest)
-    shape_library = os.path.join(directory, metadata["shape_library"])
-    if hashlib.sha256(shape_bytes).hexdigest() in _LOADED_SHAPES:
-        pass
-    elif not os.path.isfile(shape_library):
-        os.makedirs(directory, exist_ok=True)
-        _archive.write_atomic(shape_library, shape_bytes)
-    shape_library = _load_shape_library(shape_library, shape_bytes)
+    digest = hashlib.sha256(shape_bytes).hexdigest()
+    shape_library = os.path.join(_shape.cache_root(), "loaded", digest[:16], metadata["shape_library"])
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
+    namespaces = [qualified.split("::")[0] for qualified, _ in ops]
+    if digest not in _LOADED_SHAPES:
+        _check_namespaces(shape_bytes, str(path), namespaces)
+        if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
+            os.makedirs(os.path.dirname(shape_library), exist_ok=True)
+            _archive.write_atomic(shape_library, shape_bytes)
+    shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute)
 

@@ -6,11 +6,13 @@ import json
 import os
 import re
 import stat
+import subprocess
+import sys
 import tempfile
 
 import pytest
 
-from q7 import _archive, custom_op
+from q7 import _archive, _shape, custom_op
 
 OPS = os.path.join(os.path.dirname(__file__), "ops")
 IS_ROOT = os.geteuid() == 0
@@ -145,3 +147,73 @@ def test_metadata_compute_library_names_are_checked_too(tmp_path):
 def test_an_op_name_that_is_a_path_is_refused():
     with pytest.raises(ValueError, match=r"custom op name '../x' is not a plain file name"):
         custom_op.load(name="../x", compute_srcs=[], shape_srcs=[])
+
+
+@pytest.fixture(scope="session")
+def edited_shape(tmp_path_factory):
+    """python/tests/ops/shape.cpp edited (a comment): the same ops and
+    namespace, a different shape library (built once, cached by contents)."""
+    src = tmp_path_factory.mktemp("edited") / "shape.cpp"
+    with open(os.path.join(OPS, "shape.cpp")) as f:
+        src.write_text(f.read() + "\n// edited: the same ops, other bytes\n")
+    return str(src)
+
+
+def test_a_namespace_registered_twice_raises_and_the_process_lives_on(test_ops_archives, edited_shape, tmp_path):
+    # An archive like the suite's but holding the edited shape library: two
+    # archives, one namespace. The build runs in a child: nothing loads here.
+    edited_library = _shape.build("q7_test_ops", [edited_shape], [], [])
+    first = test_ops_archives["single"]
+    members = _archive.read(first)
+    shape_member = json.loads(dict(members)["metadata.json"])["shape_library"]
+    with open(edited_library, "rb") as f:
+        edited_bytes = f.read()
+    other = str(tmp_path / "libq7_test_ops_other.so")
+    _archive.write(other, [(n, edited_bytes if n == shape_member else d) for n, d in members])
+    broken = tmp_path / "broken.cpp"
+    broken.write_text("this is not C++\n")
+    shape, ops = os.path.join(OPS, "shape.cpp"), os.path.join(OPS, "ops.cpp")
+    # torch aborted the interpreter here before: run the session in a child.
+    script = f"""
+import json, torch
+from q7 import custom_op
+def attempt(f):
+    try:
+        f()
+        return "ok"
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+def load(shape, compute, d):
+    custom_op.load(name="q7_test_ops", compute_srcs=[compute], shape_srcs=[shape], build_directory=d)
+out = {{}}
+out["first"] = attempt(lambda: custom_op.load_library({first!r}))
+out["other"] = attempt(lambda: custom_op.load_library({other!r}))
+out["edited"] = attempt(lambda: load({edited_shape!r}, {ops!r}, {str(tmp_path / "b1")!r}))
+out["broken"] = attempt(lambda: load({shape!r}, {str(broken)!r}, {str(tmp_path / "b2")!r}))
+out["fixed"] = attempt(lambda: load({shape!r}, {ops!r}, {str(tmp_path / "b2")!r}))
+out["again"] = attempt(lambda: custom_op.load_library({first!r}))
+x = torch.arange(5.0)
+out["runs"] = bool(torch.equal(torch.ops.q7_test_ops.copy_bytes(x), x))
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    taken = (
+        f"namespace `q7_test_ops` is already registered by {first}, loaded earlier in this process; torch "
+        "registers a namespace once per process: restart Python to load a changed shape library (or use another namespace)"
+    )
+    assert out["first"] == "ok"
+    assert out["other"] == f"RuntimeError: {other}: {taken}"
+    assert out["edited"] == f"RuntimeError: {edited_library} (built from {edited_shape}): {taken}"
+    assert out["broken"].startswith("BuildError: ") and "broken.cpp" in out["broken"]
+    assert out["fixed"] == out["again"] == "ok"  # the same shape library again: reused
+    assert out["runs"] is True
+
+
+def test_a_namespace_torch_already_has_is_refused(tmp_path):
+    shape = tmp_path / "shape.cpp"
+    with open(os.path.join(OPS, "shape.cpp")) as f:
+        shape.write_text(f.read().replace("NEURON_LIBRARY(q7_test_ops,", "NEURON_LIBRARY(aten,"))
+    with pytest.raises(RuntimeError, match=r"namespace `aten` already has operators that q7 did not load"):
+        custom_op.load(name="aten_ops", compute_srcs=[os.path.join(OPS, "ops.cpp")], shape_srcs=[str(shape)], build_directory=str(tmp_path / "b"))
