@@ -134,10 +134,16 @@ class BoundOp:
         for value, (name, kind) in zip(args, self.arguments):
             if kind == "Tensor":
                 if not isinstance(value, torch.Tensor):
-                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {type(value).__name__}")
+                    got = "None" if value is None else type(value).__name__
+                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {got}")
                 if value.device.type != "cpu":
-                    raise ValueError(
+                    raise TypeError(
                         f"{self._where()}: argument {name} is on {value.device}; q7 runs ops on CPU tensors (use .cpu())"
+                    )
+                if value.layout != torch.strided:
+                    raise TypeError(
+                        f"{self._where()}: argument {name} is a {value.layout} tensor; the device reads dense "
+                        "tensors (use .to_dense())"
                     )
                 dtype = SUPPORTED_DTYPES.get(value.dtype)
                 if dtype is None:
@@ -220,7 +226,8 @@ _BOUND = {}
 
 
 def bind(ns, op, bound):
-    """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors."""
+    """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors, and check (and
+    refuse) every other kind of argument."""
     qualified = f"{ns}::{op}"
     first = qualified not in _BOUND
     _BOUND[qualified] = bound
@@ -233,3 +240,10 @@ def bind(ns, op, bound):
             return _BOUND[qualified](*args)
 
         library.impl(op, kernel, "CPU")
+        # Every other dispatch key (meta, sparse, an undefined tensor for
+        # None) ran the shape function, which answers with an empty tensor:
+        # replace that catch-all too, so the call reaches the checks in
+        # BoundOp. torch warns that it overrides register.h's kernel; meant.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            library.impl(op, kernel, "CompositeImplicitAutograd")

@@ -9,8 +9,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import pytest
+import torch
 
 from q7 import _archive, _shape, custom_op
 
@@ -217,3 +219,31 @@ def test_a_namespace_torch_already_has_is_refused(tmp_path):
         shape.write_text(f.read().replace("NEURON_LIBRARY(q7_test_ops,", "NEURON_LIBRARY(aten,"))
     with pytest.raises(RuntimeError, match=r"namespace `aten` already has operators that q7 did not load"):
         custom_op.load(name="aten_ops", compute_srcs=[os.path.join(OPS, "ops.cpp")], shape_srcs=[str(shape)], build_directory=str(tmp_path / "b"))
+
+
+@pytest.mark.parametrize(
+    "make, why",
+    [
+        (lambda: torch.arange(4.0).to_sparse(), r"argument _0 is a torch\.sparse_coo tensor; the device reads dense"),
+        (lambda: torch.eye(3).to_sparse_csr(), r"argument _0 is a torch\.sparse_csr tensor"),
+        (lambda: torch.zeros(3, device="meta"), r"argument _0 is on meta; q7 runs ops on CPU tensors"),
+        (lambda: torch.zeros(3, device="meta", requires_grad=True), r"argument _0 is on meta"),
+        (lambda: None, r"argument _0 must be a Tensor, got None"),
+    ],
+    ids=["sparse", "sparse_csr", "meta", "meta_grad", "None"],
+)
+def test_tensor_arguments_the_device_cannot_read_raise_type_error(test_ops, make, why):
+    # Through torch's dispatcher, as a user calls it: these reached the shape
+    # function and came back as zeros or an empty tensor.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "sparse CSR support is in beta"
+        value = make()
+    with pytest.raises(TypeError, match=rf"^q7_test_ops::copy_bytes \(compute function copy_bytes, 1 core\): {why}"):
+        torch.ops.q7_test_ops.copy_bytes(value)
+    with pytest.raises(TypeError, match=rf"^q7_test_ops::affine .*: {why}"):
+        torch.ops.q7_test_ops.affine(value, 1.0, 0, 0)
+
+
+def test_a_cpu_tensor_that_requires_grad_still_runs(test_ops):
+    x = torch.arange(6.0, requires_grad=True)
+    assert torch.equal(torch.ops.q7_test_ops.affine(x, 2.0, 1, 0), x.detach() * 2 + 1)
