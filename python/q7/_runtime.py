@@ -53,11 +53,27 @@ class OpStats:
 _STATS = {}
 
 
+def _op_name(op):
+    """"ns::op" of an op given by that name or as torch.ops.ns.op (the
+    OpOverloadPacket) or torch.ops.ns.op.default (an OpOverload)."""
+    if isinstance(op, str):
+        return op
+    name = getattr(op, "_qualified_op_name", None)
+    if name is None:
+        name = getattr(getattr(op, "_schema", None), "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"{op!r} is not an op: give torch.ops.<ns>.<op> or its name \"ns::op\"")
+    return name
+
+
 def stats(op=None):
-    """Call counters: for `op` ("ns::name"), or a dict of all ops."""
-    if op is not None:
-        return _STATS.setdefault(op, OpStats()).as_dict()
-    return {name: s.as_dict() for name, s in _STATS.items()}
+    """Call counters: for `op` (torch.ops.ns.op, or "ns::op"), or a dict of all ops."""
+    if op is None:
+        return {name: s.as_dict() for name, s in _STATS.items()}
+    name = _op_name(op)
+    if name not in _STATS:
+        raise ValueError(f"{name} is not an op q7 has bound (custom_op.load or load_library binds them)")
+    return _STATS[name].as_dict()
 
 
 class Profile:
@@ -82,8 +98,10 @@ class Profile:
         return False
 
     def predicted_seconds(self, op=None):
-        """The model's predicted device time of all calls (of `op` only, if given)."""
-        return sum(c["profile"]["predicted_seconds"] for c in self.calls if op is None or c["op"] == op)
+        """The model's predicted device time of all calls (of `op` only, if
+        given: torch.ops.ns.op or "ns::op")."""
+        name = None if op is None else _op_name(op)
+        return sum(c["profile"]["predicted_seconds"] for c in self.calls if name is None or c["op"] == name)
 
     def summary(self, top=5):
         """A short text report: per op, calls and predicted time; the costliest functions."""
