@@ -2,13 +2,12 @@
 
 Per call: the op's own shape function (registered by register.h as
 `<ns>::_q7_shape_<op>`) says the output's shape and dtype, which is what the
-device's get_dst_tensor() has; q7 hands the simulator the addresses of the
-contiguous input tensors (no files, no Python-level copies: each is copied
-once, into simulated memory) and returns a tensor that views the output
-bytes the simulator handed back (no copy on the Python side).
+device's get_dst_tensor() has; q7 hands the simulator each input tensor's
+bytes as an immutable `bytes` copy (no addresses cross to Rust, and nothing
+the caller does to the tensor meanwhile reaches the run) and returns a tensor
+over the `bytearray` of output bytes the simulator handed back.
 """
 
-import ctypes
 import json
 import sys
 import time
@@ -148,7 +147,7 @@ class BoundOp:
     def _marshal(self, args):
         if len(args) != len(self.arguments):
             raise TypeError(f"{self._where()}: {len(args)} arguments given, the schema takes {len(self.arguments)}")
-        keep, packed = [], []
+        packed = []
         for value, (name, kind) in zip(args, self.arguments):
             if kind == "Tensor":
                 if not isinstance(value, torch.Tensor):
@@ -167,10 +166,9 @@ class BoundOp:
                 if dtype is None:
                     known = ", ".join(SUPPORTED_DTYPES.values())
                     raise TypeError(f"{self._where()}: argument {name} has dtype {value.dtype}; the device takes {known}")
-                value = value.detach().contiguous()
-                keep.append(value)
-                nbytes = value.numel() * value.element_size()
-                packed.append(("tensor", name, dtype, list(value.shape), value.data_ptr(), nbytes))
+                value = value.detach().resolve_neg().contiguous()
+                data = value.reshape(-1).view(torch.uint8).numpy().tobytes()
+                packed.append(("tensor", name, dtype, list(value.shape), data))
             elif kind == "float":
                 packed.append(("double", float(value)))
             elif kind == "int":
@@ -179,11 +177,11 @@ class BoundOp:
                 packed.append(("scalar", float(value)))
             else:
                 raise TypeError(f"{self._where()}: argument {name} of type {kind} cannot cross to the device")
-        return keep, packed
+        return packed
 
     def __call__(self, *args):
         started = time.perf_counter()
-        keep, packed = self._marshal(args)
+        packed = self._marshal(args)
         meta = self.shape_op(*args)
         out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
         if out_dtype is None:
@@ -202,7 +200,6 @@ class BoundOp:
             if said:
                 message += "\n" + "\n".join(said.splitlines()[-5:])
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
-        del keep
         _echo(stdout, stderr)
         if unwritten:
             warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
@@ -220,13 +217,11 @@ class BoundOp:
 
 
 def _as_tensor(output, dtype, shape):
-    """A tensor of `dtype` and `shape` over the bytes `output` (a q7 Output)
-    owns, without copying them; the tensor keeps `output` alive."""
-    if output.nbytes == 0:
+    """A tensor of `dtype` and `shape` over `output`, a bytearray only this
+    tensor holds (torch keeps it alive), without copying it."""
+    if not output:
         return torch.empty(shape, dtype=dtype)
-    raw = (ctypes.c_char * output.nbytes).from_address(output.address)
-    raw.owner = output  # torch keeps `raw` alive, `raw` keeps the bytes alive
-    return torch.frombuffer(raw, dtype=dtype).view(shape)
+    return torch.frombuffer(output, dtype=dtype).view(shape)
 
 
 def _echo(stdout, stderr):

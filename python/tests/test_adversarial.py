@@ -247,3 +247,37 @@ def test_tensor_arguments_the_device_cannot_read_raise_type_error(test_ops, make
 def test_a_cpu_tensor_that_requires_grad_still_runs(test_ops):
     x = torch.arange(6.0, requires_grad=True)
     assert torch.equal(torch.ops.q7_test_ops.affine(x, 2.0, 1, 0), x.detach() * 2 + 1)
+
+
+def test_no_address_crosses_into_the_extension(test_ops):
+    from q7 import _q7, _runtime
+
+    # By introspection: no function or class of q7._q7 takes or hands out an address.
+    for attr, obj in vars(_q7).items():
+        if attr.startswith("__"):
+            continue
+        members = [obj] + ([v for k, v in vars(obj).items() if not k.startswith("__")] if isinstance(obj, type) else [])
+        for member in members:
+            text = " ".join(str(getattr(member, a, "") or "") for a in ("__name__", "__text_signature__", "__doc__"))
+            assert not re.search(r"address|data_ptr|pointer", text, re.I), (attr, text)
+    compute = _runtime._BOUND["q7_test_ops::copy_bytes"].compute
+    x = torch.arange(4.0)
+    # The old form, a tensor's data pointer and length, is refused.
+    with pytest.raises(TypeError, match=r"^tensor `_0`: its contents must be bytes, got int$"):
+        compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.data_ptr(), 16)], "float32", [4], 10**9)
+    with pytest.raises(ValueError, match=r"^tensor `_0`: 12 bytes for shape \[4\] of float32$"):
+        compute.run("copy_bytes", [("tensor", "_0", "float32", [4], bytes(12))], "float32", [4], 10**9)
+    output = compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.numpy().tobytes())], "float32", [4], 10**9)[0]
+    assert type(output) is bytearray and output == x.numpy().tobytes()
+
+
+def test_outputs_are_independent_of_each_other_and_of_the_inputs(test_ops):
+    x = torch.arange(1000, dtype=torch.int32)
+    y = torch.ops.q7_test_ops.copy_bytes(x)
+    y += 5  # a write to the returned tensor
+    x += 1  # and to the input, after the call
+    z = torch.ops.q7_test_ops.copy_bytes(torch.full((1000,), 7, dtype=torch.int32))
+    assert torch.equal(y, torch.arange(1000, dtype=torch.int32) + 5)
+    assert torch.equal(z, torch.full((1000,), 7, dtype=torch.int32))
+    assert torch.equal(torch.ops.q7_test_ops.copy_bytes(torch.tensor(2.5)), torch.tensor(2.5))  # 0-dim
+    assert torch.ops.q7_test_ops.copy_bytes(torch.zeros(2, 0, dtype=torch.bfloat16)).shape == (2, 0)

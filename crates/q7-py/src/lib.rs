@@ -1,11 +1,10 @@
 //! `q7._q7`: the Rust half of the `q7` Python package. It builds compute
-//! sources and runs them in the simulator, in-process. Input tensors cross
-//! as (address, length) pairs of contiguous CPU buffers the Python side owns
-//! and keeps alive for the duration of the call; the output comes back as an
-//! `Output` that owns its bytes, which Python wraps in a tensor without
-//! copying (python/q7/_runtime.py).
+//! sources and runs them in the simulator, in-process. No address crosses
+//! the boundary: input tensors come as `bytes` (immutable, alive for the
+//! call), the output goes back as a `bytearray` Python owns, which
+//! python/q7/_runtime.py wraps in a tensor without copying.
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod args;
 mod engine;
@@ -15,7 +14,7 @@ use std::path::PathBuf;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
 create_exception!(_q7, SimulationError, PyException, "The simulator found a problem while running an op.");
 create_exception!(_q7, BuildError, PyException, "Building an op's compute sources failed.");
@@ -74,30 +73,11 @@ fn private_dir(path: PathBuf) -> PyResult<()> {
     })
 }
 
-/// An op's output bytes, owned here until the tensor viewing them dies.
-#[pyclass(frozen)]
-struct Output {
-    data: Vec<u8>,
-}
-
-#[pymethods]
-impl Output {
-    /// Address of the first byte (stable: the bytes never move or change size).
-    #[getter]
-    fn address(&self) -> usize {
-        self.data.as_ptr() as usize
-    }
-
-    #[getter]
-    fn nbytes(&self) -> usize {
-        self.data.len()
-    }
-}
-
-/// What `Compute.run` returns: (output, stdout, stderr, instructions,
-/// simulated seconds, note on unwritten output elements or None, profile
-/// JSON or None).
-type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>);
+/// What `Compute.run` returns: (output bytearray, stdout, stderr,
+/// instructions, simulated seconds, note on unwritten output elements or
+/// None, profile JSON or None).
+type RunResult<'py> =
+    (Bound<'py, PyByteArray>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>);
 
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
@@ -126,10 +106,11 @@ impl Compute {
 
     /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False) -> (output,
     /// stdout, stderr, instructions, simulated_seconds, unwritten_note,
-    /// profile_json). With `profile`, the run takes the profiling path and
-    /// returns `q7 profile`'s report as JSON. The output has the
-    /// destination's dtype and shape. A finding raises
-    /// SimulationError(message, stdout, stderr).
+    /// profile_json). `args`: ("tensor", name, dtype, shape, bytes) or
+    /// ("double" | "int" | "scalar", value). With `profile`, the run takes
+    /// the profiling path and returns `q7 profile`'s report as JSON. The
+    /// output is a new bytearray of the destination's dtype and shape. A
+    /// finding raises SimulationError(message, stdout, stderr).
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false))]
     fn run<'py>(
@@ -142,7 +123,8 @@ impl Compute {
         max_insns: u64,
         profile: bool,
     ) -> PyResult<RunResult<'py>> {
-        let inputs = args.iter().map(args::input).collect::<PyResult<Vec<_>>>()?;
+        let parsed = args.iter().map(args::parse).collect::<PyResult<Vec<_>>>()?;
+        let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
@@ -152,7 +134,7 @@ impl Compute {
             py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns, profile));
         match outcome {
             Ok(info) => Ok((
-                Output { data: info.output },
+                PyByteArray::new(py, &info.output),
                 PyBytes::new(py, info.stdout.as_bytes()),
                 PyBytes::new(py, info.stderr.as_bytes()),
                 info.instructions,
@@ -174,7 +156,6 @@ fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_class::<Compute>()?;
-    m.add_class::<Output>()?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("BuildError", m.py().get_type::<BuildError>())?;
     Ok(())
