@@ -32,6 +32,14 @@ class UnwrittenOutputWarning(UserWarning):
     """Some output elements were written by no core (they stay zero)."""
 
 
+class ConsoleOutputWarning(UserWarning):
+    """The cores printed more than q7 keeps: the rest of their console output was dropped."""
+
+
+def _dropped_note(dropped):
+    return f"{dropped} bytes of the cores' console output were dropped (more than q7 keeps per call)"
+
+
 # Instruction budget per call over all cores (a runaway op stops here).
 MAX_INSTRUCTIONS = 20_000_000_000
 
@@ -189,18 +197,22 @@ class BoundOp:
                 f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
             )
         try:
-            output, stdout, stderr, insns, simulated, unwritten, profiled = self.compute.run(
+            output, stdout, stderr, insns, simulated, unwritten, profiled, dropped = self.compute.run(
                 self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS, bool(_PROFILERS)
             )
         except _q7.SimulationError as e:
-            message, stdout, stderr = e.args
+            message, stdout, stderr, dropped = e.args
             _echo(stdout, stderr)
             # A runtime check's own words (q7_fail, abort) are on the core's stderr.
             said = stderr.decode("utf-8", "replace").strip()
             if said:
                 message += "\n" + "\n".join(said.splitlines()[-5:])
+            if dropped:
+                message += f"\n({_dropped_note(dropped)})"
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
         _echo(stdout, stderr)
+        if dropped:
+            warnings.warn(f"{self._where()}: {_dropped_note(dropped)}", ConsoleOutputWarning, stacklevel=2)
         if unwritten:
             warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
         if profiled is not None:

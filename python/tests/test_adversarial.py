@@ -1,6 +1,7 @@
 """What a hostile environment or careless input must not do (issue #26):
 overwrite files through planted symlinks, write outside the cache, kill the
-interpreter, or compute on tensors q7 cannot read."""
+interpreter, compute on tensors q7 cannot read, pass raw addresses between
+Python and Rust, or drop console output silently."""
 
 import json
 import os
@@ -14,6 +15,7 @@ import warnings
 import pytest
 import torch
 
+import q7
 from q7 import _archive, _shape, custom_op
 
 OPS = os.path.join(os.path.dirname(__file__), "ops")
@@ -281,3 +283,35 @@ def test_outputs_are_independent_of_each_other_and_of_the_inputs(test_ops):
     assert torch.equal(z, torch.full((1000,), 7, dtype=torch.int32))
     assert torch.equal(torch.ops.q7_test_ops.copy_bytes(torch.tensor(2.5)), torch.tensor(2.5))  # 0-dim
     assert torch.ops.q7_test_ops.copy_bytes(torch.zeros(2, 0, dtype=torch.bfloat16)).shape == (2, 0)
+
+
+LINE = "[core 0] " + "x" * 99 + "\n"
+
+
+def test_console_output_is_complete_or_says_what_was_dropped(test_ops, capsys):
+    lines = 15_000  # 1.6 MB with the core prefixes: more than 1 MiB
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert torch.equal(torch.ops.q7_test_ops.print_lines(torch.ones(3), lines), torch.ones(3))
+    out = capsys.readouterr().out
+    total = lines * len(LINE)
+    assert out == (LINE * lines)[: len(out)]
+    notes = [str(w.message) for w in caught if issubclass(w.category, q7.ConsoleOutputWarning)]
+    if len(out) == total:
+        assert notes == []
+    else:
+        assert notes == [
+            f"q7_test_ops::print_lines (compute function print_lines, 1 core): {total - len(out)} bytes of the "
+            "cores' console output were dropped (more than q7 keeps per call)"
+        ]
+
+
+def test_a_failing_run_says_what_console_output_was_dropped(test_ops, capsys):
+    with pytest.raises(q7.SimulationError) as caught:
+        torch.ops.q7_test_ops.print_lines(torch.ones(3), -15_000)
+    out = capsys.readouterr().out
+    message = str(caught.value)
+    assert "exited with status 3" in message
+    total = 15_000 * len(LINE)
+    if len(out) < total:
+        assert message.endswith(f"\n({total - len(out)} bytes of the cores' console output were dropped (more than q7 keeps per call))")

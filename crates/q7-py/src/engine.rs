@@ -121,6 +121,8 @@ pub struct RunInfo {
     /// Console output, each line prefixed with its core id.
     pub stdout: String,
     pub stderr: String,
+    /// Console bytes past what the machine keeps, not in stdout/stderr.
+    pub console_dropped: u64,
     pub instructions: u64,
     /// Wall time of the machine's run (set-up of memory and images excluded).
     pub simulated: Duration,
@@ -137,6 +139,7 @@ pub struct Failure {
     pub message: String,
     pub stdout: String,
     pub stderr: String,
+    pub console_dropped: u64,
 }
 
 /// Runs compute function `function` of `loaded` on `inputs`; the
@@ -169,7 +172,12 @@ pub fn run(
         // output captured, not streamed: Python prints it.
         ..OpOptions::default()
     };
-    let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
+    let launch_error = |e: OpError| Failure {
+        message: e.to_string(),
+        stdout: String::new(),
+        stderr: String::new(),
+        console_dropped: 0,
+    };
     let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
     let started = Instant::now();
     let (mut report, profiled) = if profile {
@@ -179,7 +187,12 @@ pub fn run(
         (session.run().map_err(launch_error)?, None)
     };
     let simulated = started.elapsed();
-    let fail = |message: String| Failure { message, stdout: report.stdout.clone(), stderr: report.stderr.clone() };
+    let fail = |message: String| Failure {
+        message,
+        stdout: report.stdout.clone(),
+        stderr: report.stderr.clone(),
+        console_dropped: report.console_dropped,
+    };
     let mut problems: Vec<String> = Vec::new();
     if let Some(failure) = &report.failure {
         problems.push(failure.to_string());
@@ -215,6 +228,7 @@ pub fn run(
         output: output.data,
         stdout: report.stdout.clone(),
         stderr: report.stderr.clone(),
+        console_dropped: report.console_dropped,
         unwritten: report.unwritten_output.as_ref().map(|u| u.to_string()),
         instructions: report.instructions(),
         simulated,

@@ -75,9 +75,9 @@ fn private_dir(path: PathBuf) -> PyResult<()> {
 
 /// What `Compute.run` returns: (output bytearray, stdout, stderr,
 /// instructions, simulated seconds, note on unwritten output elements or
-/// None, profile JSON or None).
+/// None, profile JSON or None, console bytes dropped).
 type RunResult<'py> =
-    (Bound<'py, PyByteArray>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>);
+    (Bound<'py, PyByteArray>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>, u64);
 
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
@@ -106,11 +106,12 @@ impl Compute {
 
     /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False) -> (output,
     /// stdout, stderr, instructions, simulated_seconds, unwritten_note,
-    /// profile_json). `args`: ("tensor", name, dtype, shape, bytes) or
+    /// profile_json, console_dropped); console_dropped counts console bytes
+    /// past what the machine keeps (not in stdout/stderr). `args`: ("tensor", name, dtype, shape, bytes) or
     /// ("double" | "int" | "scalar", value). With `profile`, the run takes
     /// the profiling path and returns `q7 profile`'s report as JSON. The
     /// output is a new bytearray of the destination's dtype and shape. A
-    /// finding raises SimulationError(message, stdout, stderr).
+    /// finding raises SimulationError(message, stdout, stderr, console_dropped).
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false))]
     fn run<'py>(
@@ -141,11 +142,13 @@ impl Compute {
                 info.simulated.as_secs_f64(),
                 info.unwritten,
                 info.profile,
+                info.console_dropped,
             )),
             Err(failure) => Err(SimulationError::new_err((
                 failure.message,
                 PyBytes::new(py, failure.stdout.as_bytes()).unbind(),
                 PyBytes::new(py, failure.stderr.as_bytes()).unbind(),
+                failure.console_dropped,
             ))),
         }
     }
