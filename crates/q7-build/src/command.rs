@@ -4,6 +4,25 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// `path` as [`Command::operand`] passes it.
+pub fn operand(path: &Path) -> OsString {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if matches!(bytes.first(), Some(b'-' | b'@')) {
+        Path::new(".").join(path).into_os_string()
+    } else {
+        path.as_os_str().to_owned()
+    }
+}
+
+/// Whether clang would read a source at `path` as a response file whatever
+/// its directory: the driver hands cc1 the bare file name (`-main-file-name
+/// @x.cpp`), and cc1 expands that against its working directory (measured
+/// with clang-22: `./@b.cpp` applied the options in `b.cpp`). Such sources
+/// are refused rather than compiled.
+pub fn read_as_response_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name.as_encoded_bytes().starts_with(b"@"))
+}
+
 /// One program invocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
@@ -25,6 +44,20 @@ impl Command {
 
     pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, items: I) -> Command {
         self.args.extend(items.into_iter().map(Into::into));
+        self
+    }
+
+    /// A path as a positional operand (a source, an object). A relative
+    /// path that starts with `-` or `@` would be taken for an option or a
+    /// response file (`@rsp.cpp` applies the options inside it), so it is
+    /// passed as `./-x.cpp`: file names never become options.
+    pub fn operand(self, path: &Path) -> Command {
+        self.arg(operand(path))
+    }
+
+    /// [`Command::operand`] for each of `paths`.
+    pub fn operands<'p>(mut self, paths: impl IntoIterator<Item = &'p PathBuf>) -> Command {
+        self.args.extend(paths.into_iter().map(|p| operand(p)));
         self
     }
 

@@ -72,12 +72,16 @@ pub enum BuildError {
     MissingSource(String),
     #[error("{0}: is a directory, not a source file")]
     SourceIsDirectory(String),
+    #[error("{0}: a source whose name starts with `@` is read by clang as a response file of options; rename it")]
+    ResponseFileName(String),
     #[error("no source files: give the op's .cpp/.c/.S files")]
     NoSources,
     #[error("{0}: not a C, C++ or assembly source (.c .cpp .cc .cxx .S)")]
     UnknownLanguage(String),
     #[error("sources {0} and {1} would both compile to {2}")]
     ObjectClash(String, String, String),
+    #[error("{path}: the build would overwrite this source with its generated {generated}; build into another directory or rename the source")]
+    SourceOverwritten { path: String, generated: String },
     #[error(transparent)]
     Schema(#[from] SchemaError),
     #[error(transparent)]
@@ -115,6 +119,9 @@ fn check_sources(sources: &[PathBuf]) -> Result<(), BuildError> {
         }
         if !src.is_file() {
             return Err(BuildError::MissingSource(src.display().to_string()));
+        }
+        if crate::command::read_as_response_file(src) {
+            return Err(BuildError::ResponseFileName(src.display().to_string()));
         }
     }
     Ok(())
@@ -372,7 +379,7 @@ fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn
         });
     }
     // In-process: the same steps as xt-pkg-loadlib (q7 pack).
-    let cmd = Command::new("q7").arg("pack").path_arg("-o", packed).path_arg("-s", stripped).arg(lib.as_os_str());
+    let cmd = Command::new("q7").arg("pack").path_arg("-o", packed).path_arg("-s", stripped).operand(lib);
     make(obs, &cmd, packed, &[lib.to_path_buf()], || {
         let input = std::fs::read(lib).map_err(io_err(lib))?;
         let out = q7_pack::pack(&input, &q7_pack::PackOptions::default(), &mut std::io::sink())
@@ -385,6 +392,42 @@ fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn
 fn count(report: &mut BuildReport, ran: &[bool]) {
     report.steps_run += ran.iter().filter(|r| **r).count();
     report.steps_skipped += ran.iter().filter(|r| !**r).count();
+}
+
+/// Refuses a build whose generated files (the wrapper, each object and its
+/// intermediates, the images, the native manifest) would land on one of its
+/// own sources, as with `build_directory=os.getcwd()` and a source named
+/// `wrapper.cpp`.
+fn refuse_overwriting_sources(
+    req: &BuildRequest,
+    units: &[Unit],
+    wrapper: &Path,
+    base: &str,
+) -> Result<(), BuildError> {
+    let canonical = |p: &Path| -> Option<PathBuf> {
+        match p.canonicalize() {
+            Ok(path) => Some(path),
+            Err(_) => Some(p.parent()?.canonicalize().ok()?.join(p.file_name()?)),
+        }
+    };
+    let sources: Vec<(PathBuf, &PathBuf)> = req.sources.iter().filter_map(|s| Some((canonical(s)?, s))).collect();
+    let mut generated = vec![wrapper.to_path_buf(), req.build_dir.join(crate::native::MANIFEST)];
+    for unit in units.iter().map(|u| &u.obj).chain([&wrapper.with_extension("o")]) {
+        generated.extend(["o", "d", "s", "ll", "q7.ll", "q7.s"].map(|ext| unit.with_extension(ext)));
+    }
+    for artifact in Artifact::windows(req.multicore).into_iter().map(|w| Artifact::new(base, w, ArtifactKind::Linked)) {
+        for kind in [ArtifactKind::Linked, ArtifactKind::Stripped, ArtifactKind::Packed] {
+            generated.push(req.build_dir.join(artifact.with_kind(kind).file_name()));
+        }
+    }
+    for path in generated {
+        let Some(at) = canonical(&path) else { continue };
+        if let Some((_, source)) = sources.iter().find(|(s, _)| *s == at) {
+            let generated = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            return Err(BuildError::SourceOverwritten { path: source.display().to_string(), generated });
+        }
+    }
+    Ok(())
 }
 
 /// Runs the whole build.
@@ -432,10 +475,15 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     // Phases 2 and 3: the wrapper, generated first so that it compiles in the
     // same pool as the op's sources (last, so an op's error is reported first).
     let wrapper_src = req.build_dir.join("wrapper.cpp");
+    let wrapper_obj = req.build_dir.join("wrapper.o");
+    refuse_overwriting_sources(req, &units, &wrapper_src, base)?;
+    if let Some(user) = units.iter().find(|u| u.obj == wrapper_obj) {
+        let (src, obj) = (user.src.display().to_string(), wrapper_obj.display().to_string());
+        return Err(BuildError::ObjectClash(src, "the generated wrapper.cpp".into(), obj));
+    }
     write_if_changed(&wrapper_src, wrapper::generate(base, &ops).as_bytes())?;
     // What `q7 run --native` needs to build the same op for the host.
     crate::native::record_manifest(req).map_err(io_err(&req.build_dir))?;
-    let wrapper_obj = req.build_dir.join("wrapper.o");
     units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
     obs.phase("compile", units.len());
     let ran = timeline.phase("compile", units.len(), |clock| {

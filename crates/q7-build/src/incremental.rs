@@ -1,6 +1,8 @@
 //! Incremental builds: an output is up to date when it exists, was made by
-//! the same command (a `.q7cmd` stamp beside it) and is newer than every
-//! input, including the headers a compiler's depfile (`-MMD`) lists.
+//! the same command (a `.q7cmd` stamp beside it), is still the file that
+//! command made (its size and mtime, recorded in the stamp: a truncated or
+//! edited `.o` is rebuilt), and is newer than every input, including the
+//! headers a compiler's depfile (`-MMD`) lists.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -19,18 +21,28 @@ fn mtime(p: &Path) -> Option<SystemTime> {
     p.metadata().and_then(|m| m.modified()).ok()
 }
 
-/// Whether `output` is newer than all `inputs` and was made by `fingerprint`.
+/// The size and modification time of `output`, as the stamp records them.
+fn identity(output: &Path) -> Option<String> {
+    let meta = output.metadata().ok()?;
+    let since = meta.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(format!("{} bytes, modified {}.{:09}", meta.len(), since.as_secs(), since.subsec_nanos()))
+}
+
+/// Whether `output` is newer than all `inputs`, was made by `fingerprint`
+/// and has not changed since.
 pub fn up_to_date(output: &Path, fingerprint: &str, inputs: &[PathBuf]) -> bool {
-    let Some(made) = mtime(output) else { return false };
-    if std::fs::read_to_string(stamp_path(output)).ok().as_deref() != Some(fingerprint) {
+    let (Some(made), Some(now)) = (mtime(output), identity(output)) else { return false };
+    let stamp = std::fs::read_to_string(stamp_path(output)).unwrap_or_default();
+    if stamp.split_once('\n') != Some((now.as_str(), fingerprint)) {
         return false;
     }
     inputs.iter().all(|i| mtime(i).is_some_and(|t| t <= made))
 }
 
-/// Records that `output` was made by `fingerprint`.
+/// Records that `output`, as it is now, was made by `fingerprint`.
 pub fn record(output: &Path, fingerprint: &str) -> std::io::Result<()> {
-    q7_target::fs::write_atomic(&stamp_path(output), fingerprint.as_bytes())
+    let now = identity(output).ok_or_else(|| std::io::Error::other("the output vanished before its stamp"))?;
+    q7_target::fs::write_atomic(&stamp_path(output), format!("{now}\n{fingerprint}").as_bytes())
 }
 
 /// The prerequisites listed in a make-style depfile (`target: a b \` …),
@@ -125,6 +137,13 @@ mod tests {
         record(&output, "cmd").unwrap();
         assert!(up_to_date(&output, "cmd", std::slice::from_ref(&input)));
         assert!(!up_to_date(&output, "other cmd", std::slice::from_ref(&input)));
+        // An output cut short (or edited) later, newer than its inputs, is
+        // not what the command made.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&output, "").unwrap();
+        assert!(!up_to_date(&output, "cmd", std::slice::from_ref(&input)));
+        record(&output, "cmd").unwrap();
+        assert!(up_to_date(&output, "cmd", std::slice::from_ref(&input)));
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&input, "y").unwrap();
         assert!(!up_to_date(&output, "cmd", &[input]));

@@ -35,7 +35,7 @@ pub(crate) fn compile_through_ir(
     let job = AsmJob { lang, src: &unit.src, asm: &ir, depfile: &dep, dep_target: &unit.obj };
     let first = setup.compile_to_ir(&flags, &job);
     // In-process; shown under -v as the step it is.
-    let rewrite = Command::new("q7").arg("legalize-ir").arg(ir.as_os_str()).path_arg("-o", &legal);
+    let rewrite = Command::new("q7").arg("legalize-ir").operand(&ir).path_arg("-o", &legal);
     let codegen = setup.codegen(lang, &req.cflags, &legal, &asm);
     let fixed = unit.obj.with_extension("q7.s");
     let assemble = setup.assemble(&fixed, &tmp_obj);

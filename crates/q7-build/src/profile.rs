@@ -139,7 +139,7 @@ impl VendorSetup {
         let mut c = Command::new(cc).args(VENDOR_LINK_OPT).args(VENDOR_COMPILE_ONLY);
         c = c.args(self.core_flags()).args(cflags.iter()).args(self.includes());
         c = c.args(includes.iter().map(|p| flag_path("-I", p)));
-        c = c.path_arg("-o", obj).arg(src.as_os_str());
+        c = c.path_arg("-o", obj).operand(src);
         c.env = self.env();
         c
     }
@@ -150,7 +150,7 @@ impl VendorSetup {
         let r = &self.neuron_root;
         let mut c = Command::new(cc).args(VENDOR_LINK_OPT);
         c = c.args(self.core_flags()).args(self.includes()).path_arg("-o", lib);
-        c = c.args(objs.iter().map(|o| o.as_os_str().to_owned()));
+        c = c.operands(objs);
         c = c.arg(r.join("neuron/libneuroncustomop.a")).arg(r.join("c10/lib/libc10.a")).arg("-lloader");
         c = c.arg(flag_path("-mlsp=", &r.join("lsp_fll_load_cpus").join(window.lsp_name())));
         c = c.args(["-lxmem", "-lhal", "-lc++-e", "-lm", "-lgcc"]).arg(r.join("neuron/libcweak.a"));
@@ -161,7 +161,7 @@ impl VendorSetup {
     /// `xt-pkg-loadlib STRIP_OPT -o packed -s stripped lib` (docs/PLATFORM.md, "Pack command").
     pub fn pack(&self, packer: &Path, lib: &Path, stripped: &Path, packed: &Path) -> Command {
         let mut c = Command::new(packer).args(["-e", "lib_func"]).args(self.core_flags());
-        c = c.path_arg("-o", packed).path_arg("-s", stripped).arg(lib.as_os_str());
+        c = c.path_arg("-o", packed).path_arg("-s", stripped).operand(lib);
         c.env = self.env();
         c
     }
@@ -266,14 +266,14 @@ impl OpenSetup {
     /// caller then aligns literal pools and runs [`OpenSetup::assemble`].
     /// (The SDK, which avoids the backend's defects, compiles this way.)
     pub fn compile_to_asm(&self, flags: &CompileFlags, job: &AsmJob) -> Command {
-        self.clang(flags, job).path_arg("-S", job.src).path_arg("-o", job.asm)
+        self.clang(flags, job).arg("-S").operand(job.src).path_arg("-o", job.asm)
     }
 
     /// `clang-22 … -S -emit-llvm src -o ir`: an op source's first step; the
     /// driver legalises the IR (crate::legalize) and runs [`OpenSetup::codegen`].
     /// `job.asm` names the IR file here.
     pub fn compile_to_ir(&self, flags: &CompileFlags, job: &AsmJob) -> Command {
-        self.clang(flags, job).args(["-S", "-emit-llvm"]).arg(job.src.as_os_str()).path_arg("-o", job.asm)
+        self.clang(flags, job).args(["-S", "-emit-llvm"]).operand(job.src).path_arg("-o", job.asm)
     }
 
     /// `llc-22` with the code-generation options that clang's flags above
@@ -315,7 +315,7 @@ impl OpenSetup {
             .arg("-triple=xtensa")
             .arg(format!("-mattr={}", Self::mattr()))
             .arg("-filetype=obj")
-            .arg(asm.as_os_str())
+            .operand(asm)
             .path_arg("-o", obj)
     }
 
@@ -327,7 +327,7 @@ impl OpenSetup {
             .arg("--target=xtensa")
             .args(["-E", "-P", "-x", "assembler-with-cpp"])
             .path_arg("-isystem", sdk_include)
-            .arg(src.as_os_str())
+            .operand(src)
             .path_arg("-o", out)
     }
 
@@ -338,13 +338,13 @@ impl OpenSetup {
         Command::new(&self.ld)
             .args(["-q", "--no-warn-rwx-segments", "-z", "max-page-size=4", "-z", "common-page-size=4"])
             .path_arg("-T", &script)
-            .args(objs.iter().map(|o| o.as_os_str().to_owned()))
+            .operands(objs)
             .args(archives.iter().map(|o| o.as_os_str().to_owned()))
             .path_arg("-o", out)
     }
 
     pub fn archive(&self, objs: &[PathBuf], out: &Path) -> Command {
-        Command::new(&self.ar).arg("rcs").arg(out.as_os_str()).args(objs.iter().map(|o| o.as_os_str().to_owned()))
+        Command::new(&self.ar).arg("rcs").arg(out.as_os_str()).operands(objs)
     }
 }
 

@@ -56,6 +56,8 @@ pub enum ShapeError {
     NoCompiler,
     #[error("{0}: no such shape source")]
     Missing(String),
+    #[error("{0}: a source whose name starts with `@` is read by clang as a response file of options; rename it")]
+    ResponseFileName(String),
     // The tool's output follows the first line (the CLI folds it to one line).
     #[error("{src}: the shape source does not compile for the host\n{output}")]
     Compile { src: String, output: String },
@@ -103,6 +105,9 @@ pub fn build(
     if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
         return Err(ShapeError::Missing(missing.display().to_string()));
     }
+    if let Some(named) = sources.iter().find(|s| crate::command::read_as_response_file(s)) {
+        return Err(ShapeError::ResponseFileName(named.display().to_string()));
+    }
     let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
     crate::builddir::ensure_private(build_dir)?;
     let host = build_dir.join("shape");
@@ -130,7 +135,7 @@ pub fn build(
         for dir in includes {
             cmd = cmd.arg("-I").arg(dir.as_os_str());
         }
-        cmd = cmd.arg(src.as_os_str()).path_arg("-o", &obj);
+        cmd = cmd.operand(src).path_arg("-o", &obj);
         let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
         inputs.push(src.clone());
         let src_name = src.display().to_string();
@@ -147,7 +152,7 @@ pub fn build(
         objs.push(obj);
     }
     let program = build_dir.join(PROGRAM);
-    let link = Command::new(&cxx).args(objs.iter().map(|o| o.as_os_str())).path_arg("-o", &program);
+    let link = Command::new(&cxx).operands(&objs).path_arg("-o", &program);
     let link_failed = |e: ExecError| ShapeError::Link { srcs: names(sources), output: e.tool_output() };
     let ran = incremental::make(obs, &link, &program, &objs, link_failed, io_err(&program))?;
     obs.step(PROGRAM, !ran);

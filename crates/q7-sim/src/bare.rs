@@ -44,8 +44,11 @@ pub struct BareRun {
     pub end: RunEnd,
     /// The status passed to SYS_exit, when the program exited.
     pub exit_code: Option<i32>,
+    /// The console output, up to [`crate::output::CAPTURE_LIMIT`] bytes a
+    /// stream; `console_dropped` counts the bytes past it.
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    pub console_dropped: u64,
     pub insns: u64,
     pub cycles: u64,
     /// Why the core stopped, when it did not exit.
@@ -57,7 +60,17 @@ pub fn load(board: &Board, elf: &[u8]) -> Result<Machine, SimError> {
     let mut mem = Memory::new(1);
     mem.add_region("rom", RegionKind::Rom, board.rom.0, board.rom.1, Perms::RWX, None);
     mem.add_region("ram", RegionKind::Ram, board.ram.0, board.ram.1, Perms::RWX, None);
-    let file = q7_elf::ElfFile::parse(elf)?;
+    // As QEMU's loader: an Xtensa program, whose segments do not overlap.
+    let file = q7_elf::ElfFile::parse_xtensa(elf)?;
+    let mut spans: Vec<(u64, u64)> = file
+        .load_segments()
+        .filter(|seg| seg.memsz > 0)
+        .map(|seg| (u64::from(seg.vaddr), u64::from(seg.vaddr) + u64::from(seg.memsz)))
+        .collect();
+    spans.sort();
+    if let Some(pair) = spans.windows(2).find(|pair| pair[1].0 < pair[0].1) {
+        return Err(SimError::OverlappingSegments { first: pair[0].0 as u32, second: pair[1].0 as u32 });
+    }
     for seg in file.load_segments() {
         if seg.filesz == 0 {
             continue;
@@ -113,5 +126,6 @@ pub fn finish(machine: &mut Machine, limits: RunLimits) -> BareRun {
         stop,
         stdout: std::mem::take(&mut machine.output.stdout),
         stderr: std::mem::take(&mut machine.output.stderr),
+        console_dropped: machine.output.dropped,
     }
 }

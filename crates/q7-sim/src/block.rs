@@ -247,7 +247,7 @@ impl BlockCache {
         let index = match self.index.get(&pc) {
             Some(&i) => i,
             None => {
-                let block = build(pc, fetcher, mem)?;
+                let block = build(pc, fetcher, mem, MAX_OPS)?;
                 mem.mark_code(block.start, block.end);
                 self.built += 1;
                 self.blocks.push(block);
@@ -261,8 +261,15 @@ impl BlockCache {
     }
 }
 
-/// Decodes the block at `start`.
-fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<Block, Stop> {
+/// The one instruction at `pc` as a block of its own, decoded without
+/// touching the block cache or marking code (for a look ahead that must
+/// leave the machine as it was).
+pub(crate) fn build_one(pc: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<Block, Stop> {
+    build(pc, fetcher, mem, 1)
+}
+
+/// Decodes the block at `start`, of at most `max_ops` ops.
+fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory, max_ops: usize) -> Result<Block, Stop> {
     let mut ops: Vec<Op> = Vec::new();
     let mut pc = start;
     loop {
@@ -282,7 +289,7 @@ fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<Block, Stop> 
                 pc = op.next_pc();
                 // Ending at the current loop end lets a loop body be one
                 // block; a LEND set later is handled when executing.
-                if op.ends_block() || ops.len() >= MAX_OPS || pc == fetcher.lend {
+                if op.ends_block() || ops.len() >= max_ops || pc == fetcher.lend {
                     break;
                 }
             }

@@ -22,8 +22,9 @@
 //!   interpreter before the op (the cpu layer enters it);
 //! * [`cpu`]: architectural state and the interpreter, including the real
 //!   windowed-register exceptions and zero-overhead loops;
+//! * [`interrupt`]: how a front end asks a run to stop (Ctrl-C);
 //! * [`machine`]: cores in deterministic round-robin, `simcall` services,
-//!   instruction and wall-clock limits;
+//!   instruction and wall-clock limits, interrupts;
 //! * [`bare`]: single bare-metal programs laid out like QEMU's `-M sim`;
 //! * [`op`]: q7 op images on the 8-core machine: loading, launch blocks,
 //!   tensors in and out, the op-running API ([`npy`] reads and writes
@@ -42,6 +43,7 @@ pub mod cost;
 pub mod cpu;
 pub mod dense;
 pub mod firmware;
+pub mod interrupt;
 #[allow(unsafe_code)]
 pub mod jit;
 pub mod machine;
@@ -71,6 +73,8 @@ pub enum SimError {
     Elf(#[from] q7_elf::Error),
     #[error("segment at {vaddr:#x} runs past the end of the file")]
     SegmentPastEnd { vaddr: u32 },
+    #[error("the loadable segments at {first:#x} and {second:#x} overlap")]
+    OverlappingSegments { first: u32, second: u32 },
     /// The image could not be bound to its window.
     #[error(transparent)]
     Prelink(#[from] q7_pack::prelink::PrelinkError),

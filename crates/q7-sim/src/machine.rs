@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::checks::HookFrame;
 use crate::config::CoreConfig;
 use crate::cpu::{Core, Event};
+use crate::interrupt::Interrupt;
 use crate::jit::Engine;
 use crate::mem::Memory;
 use crate::output::{Output, OutputMode};
@@ -46,6 +47,8 @@ pub struct RunLimits {
     /// The back end that runs the cores' code (default: the JIT, which
     /// gives results, counts and findings identical to the interpreter's).
     pub engine: Engine,
+    /// Asked between rounds whether to stop (Ctrl-C).
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for RunLimits {
@@ -56,6 +59,7 @@ impl Default for RunLimits {
             quantum: 10_000,
             seed: 0,
             engine: Engine::JIT,
+            interrupt: None,
         }
     }
 }
@@ -81,7 +85,20 @@ pub enum RunEnd {
     Budget,
     /// The wall-clock limit passed.
     Timeout,
+    /// [`RunLimits::interrupt`] asked the run to stop.
+    Interrupted,
+    /// Every running core spins forever on memory no core will write (see
+    /// [`Machine::deadlocked`]).
+    Deadlock,
 }
+
+/// How often (in instructions over all cores) the machine looks for a
+/// deadlock: rarely enough that the look costs nothing measurable, often
+/// enough that a hung op stops within a fraction of a second.
+pub const DEADLOCK_CHECK_EVERY: u64 = 1 << 25;
+/// How far each core's look ahead goes: longer spin loops than this (a wait
+/// with a long delay loop inside) are left to the budget and Ctrl-C.
+pub const DEADLOCK_LOOK_AHEAD: u64 = 1 << 12;
 
 pub struct Machine {
     pub mem: Memory,
@@ -182,6 +199,9 @@ impl Machine {
         self.rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         let seeded = self.limits.seed != 0;
         let mut order: Vec<usize> = (0..self.cores.len()).collect();
+        // By instruction count, not time: the look ahead changes nothing, but
+        // when it stops a run must not depend on the host's speed.
+        let mut next_deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
         let end = loop {
             if self.states.iter().all(|s| *s != CoreState::Running) {
                 break RunEnd::Exited;
@@ -217,9 +237,27 @@ impl Machine {
             if started.elapsed() >= self.limits.wall {
                 break RunEnd::Timeout;
             }
+            if self.limits.interrupt.as_ref().is_some_and(Interrupt::requested) {
+                break RunEnd::Interrupted;
+            }
+            if self.total_steps() >= next_deadlock_check {
+                next_deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
+                if self.deadlocked() {
+                    break RunEnd::Deadlock;
+                }
+            }
         };
         self.output.flush();
         end
+    }
+
+    /// Whether every running core is in a cycle that writes no memory (so
+    /// none will ever write again, and each waits forever). Exact, never a
+    /// guess: a core whose loop stores, counts or calls out is not in one.
+    pub fn deadlocked(&mut self) -> bool {
+        let running: Vec<usize> = (0..self.cores.len()).filter(|&id| self.states[id] == CoreState::Running).collect();
+        !running.is_empty()
+            && running.iter().all(|&id| self.cores[id].spins_without_storing(&mut self.mem, DEADLOCK_LOOK_AHEAD))
     }
 
     /// Gives core `id` one turn.

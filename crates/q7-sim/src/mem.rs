@@ -273,6 +273,18 @@ impl Memory {
         }
     }
 
+    /// Runs `look` with neither the checker nor the access counters
+    /// watching: what it reads leaves no finding and no count behind.
+    pub fn unobserved<R>(&mut self, look: impl FnOnce(&mut Memory) -> R) -> R {
+        let checker = self.checker.take();
+        // Restored in place: compiled code holds pointers into `counts`.
+        let counts = self.counts.clone();
+        let result = look(self);
+        self.counts.copy_from_slice(&counts);
+        self.checker = checker;
+        result
+    }
+
     /// From now on counts every core's loads and stores by the slot
     /// `slot_of(page base)` gives (pages of [`UNPRICED`] slots are not
     /// watched). Decoded code is forgotten, so compiled code made without

@@ -10,6 +10,8 @@
 
 pub use q7_target::DType;
 
+mod header;
+
 /// The NumPy descr q7 writes for `dtype`.
 pub fn descr(dtype: DType) -> &'static str {
     match dtype {
@@ -106,14 +108,11 @@ fn parse(bytes: &[u8]) -> Result<Layout, String> {
         .get(start..start.checked_add(header_len).ok_or("header length overflows")?)
         .ok_or_else(|| format!(".npy header of {header_len} bytes runs past the end of the file"))?;
     let header = std::str::from_utf8(header).map_err(|_| ".npy header is not text")?;
-    let descr = dict_value(header, "descr").ok_or("no 'descr' in the .npy header")?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    let fortran = dict_value(header, "fortran_order").ok_or("no 'fortran_order' in the .npy header")?;
-    if fortran.starts_with("True") {
+    let header::Header { descr, fortran_order, shape } = header::parse(header)?;
+    if fortran_order {
         return Err("Fortran-order arrays are not supported: save a C-order array (np.ascontiguousarray)".into());
     }
-    let shape = parse_shape(dict_value(header, "shape").ok_or("no 'shape' in the .npy header")?)?;
-    let (dtype, big_endian) = parse_descr(descr)?;
+    let (dtype, big_endian) = parse_descr(&descr)?;
     let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or("shape overflows")?;
     let size = count.checked_mul(dtype.size()).ok_or("data size overflows")?;
     let body = start + header_len;
@@ -121,36 +120,6 @@ fn parse(bytes: &[u8]) -> Result<Layout, String> {
         return Err(format!("{} data bytes for shape {shape:?} of {dtype}, need {size}", bytes.len() - body));
     }
     Ok(Layout { dtype, shape, big_endian, body, size })
-}
-
-/// The text after `'key':` up to the next top-level comma or brace.
-fn dict_value<'a>(header: &'a str, key: &str) -> Option<&'a str> {
-    let at = header.find(&format!("'{key}'")).or_else(|| header.find(&format!("\"{key}\"")))?;
-    let rest = header[at + key.len() + 2..].trim_start();
-    let rest = rest.strip_prefix(':')?.trim_start();
-    let mut depth = 0;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' | '}' if depth == 0 => return Some(rest[..i].trim()),
-            _ => {}
-        }
-        if depth == 0 && (c == ')' || c == ']') {
-            return Some(rest[..=i].trim());
-        }
-    }
-    Some(rest.trim())
-}
-
-fn parse_shape(text: &str) -> Result<Vec<usize>, String> {
-    let inner = text.trim().trim_start_matches('(').trim_end_matches(')');
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.trim_end_matches('L').parse::<usize>().map_err(|_| format!("bad dimension `{s}` in shape {text}")))
-        .collect()
 }
 
 fn parse_descr(descr: &str) -> Result<(DType, bool), String> {

@@ -1,22 +1,46 @@
 //! How q7 puts a file on disk: every output, whether an artefact of `q7 build`
 //! or a report of the CLI, lands through [`write_atomic`], so a reader never
-//! sees a half-written file, and a failed write leaves the old one in place.
+//! sees a half-written file, a failed write leaves the old one in place, and
+//! nothing but the named output is ever replaced or removed.
+//!
+//! What an output path may name, and what happens to it:
+//!
+//! | at the path            | what q7 does                                           |
+//! |------------------------|--------------------------------------------------------|
+//! | nothing                | a new file (0666 less the umask), by temp file + rename |
+//! | a regular file         | replaced by temp file + rename, keeping its mode (and, where allowed, owner) |
+//! | a symbolic link        | followed: its final target is written as above          |
+//! | a character device or FIFO | written through (`/dev/null`, a pipe to a reader)   |
+//! | a directory, block device or socket | refused                                    |
 
+use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
 
-/// Writes `bytes` to `path` through a uniquely named temporary file in the
-/// same directory and a rename, creating missing parent directories.
+/// Temporary files are named `.q7-<pid>-<random>.tmp`: short (an output name
+/// of any length still leaves room), and owned by a process whose death
+/// makes them safe to remove.
+const TEMP_PREFIX: &str = ".q7-";
+const TEMP_SUFFIX: &str = ".tmp";
+/// How old a dead process's temporary must be before it is removed (a q7 in
+/// another PID namespace sharing the directory may look dead from here).
+const STALE_AFTER: Duration = Duration::from_secs(60);
+/// Symbolic links followed before giving up (as the kernel's ELOOP).
+const MAX_LINKS: usize = 40;
+
+/// Writes `bytes` to `path` as the table in the module documentation says,
+/// creating missing parent directories.
 ///
 /// No `fsync`: the rename already makes the file appear whole or not at all
 /// if q7 dies; surviving a power cut is not asked of build outputs (compilers
 /// and linkers do not sync either), and a sync costs most of a small command's
-/// time. For the same reason an existing file is unlinked just before the
+/// time. For the same reason a regular file is unlinked just before the
 /// rename rather than renamed over: ext4 starts writing out a file renamed
 /// over another at once (`auto_da_alloc`, its power-cut guard), which cost
 /// 2-3 ms per output here, 30 times the rest of the write. Between the
-/// two calls a reader finds no file, never a partial one (GNU ld, by
-/// contrast, unlinks and then writes in place).
+/// two calls a reader finds no file, never a partial one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_parts(path, &[bytes])
 }
@@ -24,70 +48,147 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// [`write_atomic`] of the concatenation of `parts` (a header and a large
 /// body kept where they are, not copied into one buffer first).
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    let path = follow_links(path)?;
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() => replace(&path, parts, Some(&meta)),
+        Ok(meta) if writes_through(&meta.file_type()) => {
+            let mut file = std::fs::OpenOptions::new().write(true).open(&path)?;
+            parts.iter().try_for_each(|part| file.write_all(part))
+        }
+        Ok(meta) => Err(refusal(&meta.file_type())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => replace(&path, parts, None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `path` with every symbolic link at its end followed (a dangling link
+/// gives the path it points to, which is then created).
+fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other(format!("more than {MAX_LINKS} symbolic links")))
+}
+
+#[cfg(unix)]
+fn writes_through(kind: &std::fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    kind.is_char_device() || kind.is_fifo()
+}
+
+#[cfg(not(unix))]
+fn writes_through(_: &std::fs::FileType) -> bool {
+    false
+}
+
+fn refusal(kind: &std::fs::FileType) -> std::io::Error {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
+    let what = match () {
+        _ if kind.is_dir() => "a directory",
+        #[cfg(unix)]
+        _ if kind.is_block_device() => "a block device",
+        #[cfg(unix)]
+        _ if kind.is_socket() => "a socket",
+        _ => "not a regular file",
+    };
+    std::io::Error::other(format!("{what}: q7 writes only regular files, character devices and FIFOs"))
+}
+
+/// Temp file + rename; `old` is the regular file being replaced.
+fn replace(path: &Path, parts: &[&[u8]], old: Option<&std::fs::Metadata>) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
+    remove_stale_temporaries(dir);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".q7-tmp");
-    // An ordinary file's mode (0666 less the umask, as `File::create` gives),
-    // not the 0600 of a private temporary file.
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
+    // The replaced file's mode, else an ordinary file's (0666 less the
+    // umask, as `File::create` gives), not the 0600 of a private temporary.
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = old.map_or(0o666, |m| m.permissions().mode() & 0o777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
     let mut tmp = builder.tempfile_in(dir)?;
+    #[cfg(unix)]
+    if let Some(old) = old {
+        keep_owner(tmp.as_file(), old);
+    }
     for part in parts {
         tmp.write_all(part)?;
     }
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-        _ => {}
+    if old.is_some() {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
     }
     // On error the temporary file is removed when `persist` hands it back.
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_replaces_and_leaves_no_temporary_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/dir/out.so");
-        write_atomic(&path, b"first").unwrap();
-        write_atomic(&path, b"second").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"second");
-        write_atomic_parts(&path, &[b"head", b"", b"body"]).unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"headbody");
-        let names: Vec<_> =
-            std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, ["out.so"]);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn gives_the_mode_of_an_ordinary_new_file() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let plain = dir.path().join("plain");
-        std::fs::File::create(&plain).unwrap();
-        let ours = dir.path().join("ours");
-        write_atomic(&ours, b"x").unwrap();
-        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&ours), mode(&plain));
-    }
-
-    #[test]
-    fn a_directory_in_the_way_is_an_error_and_nothing_is_left_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("taken");
-        std::fs::create_dir_all(path.join("inner")).unwrap();
-        assert!(write_atomic(&path, b"x").is_err());
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, ["taken"]);
+/// Gives the new file the replaced one's owner where the process may (as
+/// root, a file of another user stays that user's).
+#[cfg(unix)]
+fn keep_owner(new: &std::fs::File, old: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(now) = new.metadata() else { return };
+    if (now.uid(), now.gid()) != (old.uid(), old.gid()) {
+        // Not allowed (not root): the file is the writer's, as any new file.
+        let _ = std::os::unix::fs::fchown(new, Some(old.uid()), Some(old.gid()));
     }
 }
+
+/// Removes, once per directory and process, the temporaries of q7
+/// processes that died before their rename (a SIGKILL, a power cut).
+fn remove_stale_temporaries(dir: &Path) {
+    static CLEANED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    {
+        let mut cleaned = CLEANED.lock().unwrap_or_else(|e| e.into_inner());
+        if !cleaned.get_or_insert_with(HashSet::new).insert(dir.to_path_buf()) {
+            return;
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temporary_owner) else { continue };
+        let Ok(meta) = entry.metadata() else { continue };
+        let old = meta.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok());
+        if meta.is_file() && old.is_some_and(|age| age >= STALE_AFTER) && !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The pid in a temporary's name `.q7-<pid>-<random>.tmp`.
+fn temporary_owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?.strip_suffix(TEMP_SUFFIX)?;
+    let (pid, random) = rest.split_once('-')?;
+    (!random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(())?;
+    pid.parse().ok()
+}
+
+fn process_alive(pid: u32) -> bool {
+    // Without /proc (not Linux) nothing can be told: keep the file.
+    !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists()
+}
+
+#[cfg(test)]
+mod tests;

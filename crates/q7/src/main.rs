@@ -19,6 +19,7 @@ fn main() {
             std::process::exit(0);
         }
         eprintln!("q7: error: {}", io::escape_text(&format!("{e:#}")));
-        std::process::exit(1);
+        // A run stopped by Ctrl-C ends as the shell expects of one.
+        std::process::exit(q7_sim::interrupt::received().map_or(1, |signal| 128 + signal));
     }
 }

@@ -54,7 +54,7 @@ impl HostSdk {
         for dir in includes {
             cmd = cmd.path_arg("-I", dir);
         }
-        cmd.args(defines).arg("-c").arg(src.as_os_str())
+        cmd.args(defines).arg("-c").operand(src)
     }
 }
 

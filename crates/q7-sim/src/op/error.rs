@@ -80,6 +80,8 @@ pub enum OpError {
     DataSize { tensor: String, bytes: u128, have: usize },
     #[error("{what} need {bytes} bytes, more than the {limit} bytes of tensor memory")]
     TensorMemory { what: String, bytes: u128, limit: u64 },
+    #[error("a destination of shape {shape:?} needs more than 2^128 bytes, far more than the {limit} bytes of tensor memory")]
+    TensorUncountable { shape: Vec<usize>, limit: u64 },
     #[error("{cores} images: a run takes 1 (single core) or 1..8 (SPMD)")]
     CoreCount { cores: usize },
     #[error("an image linked for the single fat core runs alone, not beside {} others", cores - 1)]

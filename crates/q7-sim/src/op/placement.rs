@@ -17,8 +17,9 @@ pub struct Destination {
 }
 
 impl Destination {
-    pub fn bytes(&self) -> Option<u64> {
-        self.shape.iter().try_fold(self.dtype.size() as u64, |n, &d| n.checked_mul(d as u64))
+    /// The tensor's size in bytes, exactly (`None` past 2^128).
+    pub fn bytes(&self) -> Option<u128> {
+        self.shape.iter().try_fold(self.dtype.size() as u128, |n, &d| n.checked_mul(d as u128))
     }
 
     pub fn numel(&self) -> usize {
@@ -64,9 +65,9 @@ pub fn place(
             inputs.push(TENSOR_BASE + at as u32);
         }
     }
-    let dst_bytes = dst.bytes().ok_or_else(|| too_big("the destination tensor", u128::MAX))?;
+    let dst_bytes = dst.bytes().ok_or_else(|| OpError::TensorUncountable { shape: dst.shape.clone(), limit })?;
     let dst_at = align(cursor, 64);
-    let end = dst_at as u128 + dst_bytes as u128;
+    let end = (dst_at as u128).saturating_add(dst_bytes);
     if end > limit as u128 {
         return Err(too_big(&format!("the inputs and a destination of shape {:?}", dst.shape), end));
     }
@@ -98,11 +99,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn destinations_past_any_count_are_refused_in_words() {
+        let dst = Destination { dtype: DType::F32, shape: vec![usize::MAX; 3] };
+        let err = place(&[], &dst, 1, None).unwrap_err();
+        assert!(err.to_string().starts_with("a destination of shape ["), "{err}");
+    }
+
+    #[test]
     fn huge_destinations_are_refused_not_wrapped() {
         for n in [268_435_456usize, 1 << 30, 1 << 32, 1 << 40, usize::MAX] {
             let dst = Destination { dtype: DType::F32, shape: vec![n] };
             let err = place(&[], &dst, 1, None).unwrap_err();
             assert!(matches!(err, OpError::TensorMemory { .. }), "{n}: {err}");
+            // The byte count said is the true one, not a wrapped or saturated one.
+            assert!(err.to_string().contains(&format!("need {} bytes", 4 * n as u128)), "{n}: {err}");
         }
         let dst = Destination { dtype: DType::F32, shape: vec![1 << 16, 1 << 16] };
         assert!(place(&[], &dst, 1, None).is_err());

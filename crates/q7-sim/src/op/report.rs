@@ -45,6 +45,10 @@ pub enum Outcome {
     /// The instruction budget ran out.
     Budget,
     Timeout,
+    /// Stopped from outside (Ctrl-C).
+    Interrupted,
+    /// Every running core waited on memory no core would write.
+    Deadlock,
 }
 
 impl From<&RunEnd> for Outcome {
@@ -54,15 +58,19 @@ impl From<&RunEnd> for Outcome {
             RunEnd::Fault(_) => Outcome::Fault,
             RunEnd::Budget => Outcome::Budget,
             RunEnd::Timeout => Outcome::Timeout,
+            RunEnd::Interrupted => Outcome::Interrupted,
+            RunEnd::Deadlock => Outcome::Deadlock,
         }
     }
 }
 
 /// A core that was still running when a limit stopped the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RunningCore {
     pub core: usize,
     pub pc: u32,
+    /// `pc` named (function, and source line in a `-g` build).
+    pub location: CodeLocation,
 }
 
 /// The first problem of a run.
@@ -87,6 +95,10 @@ pub enum Failure {
         where_cores_are(running)
     )]
     Timeout { seconds: f64, instructions: u64, running: Vec<RunningCore> },
+    #[error("interrupted after {instructions} instructions ({})", where_cores_are(running))]
+    Interrupted { instructions: u64, running: Vec<RunningCore> },
+    #[error("deadlock: every running core waits forever on memory no core will write ({})", where_cores_are(running))]
+    Deadlock { instructions: u64, running: Vec<RunningCore> },
     #[error("core {core} exited with status {status} ({meaning})")]
     ExitStatus { core: usize, status: i32, meaning: &'static str },
 }
@@ -100,7 +112,13 @@ fn describe_where(location: Option<&CodeLocation>, called_from: Option<&CodeLoca
 }
 
 fn where_cores_are(running: &[RunningCore]) -> String {
-    let list: Vec<String> = running.iter().map(|r| format!("core {} at pc {:#010x}", r.core, r.pc)).collect();
+    let list: Vec<String> = running
+        .iter()
+        .map(|r| match (&r.location.function, &r.location.source) {
+            (None, None) => format!("core {} at pc {:#010x}", r.core, r.pc),
+            _ => format!("core {} at pc {:#010x} in {}", r.core, r.pc, r.location),
+        })
+        .collect();
     list.join(", ")
 }
 

@@ -233,7 +233,10 @@ impl OpSession<'_> {
             .iter()
             .enumerate()
             .filter(|(_, s)| **s == CoreState::Running)
-            .map(|(core, _)| RunningCore { core, pc: self.machine.cores[core].cpu.pc })
+            .map(|(core, _)| {
+                let pc = self.machine.cores[core].cpu.pc;
+                RunningCore { core, pc, location: self.images[core].locate(pc) }
+            })
             .collect();
         let instructions = stats.iter().map(|s| s.instructions).sum();
         let limits = &self.machine.limits;
@@ -255,6 +258,8 @@ impl OpSession<'_> {
             },
             RunEnd::Budget => Some(Failure::Budget { max_insns: limits.max_insns, running }),
             RunEnd::Timeout => Some(Failure::Timeout { seconds: limits.wall.as_secs_f64(), instructions, running }),
+            RunEnd::Interrupted => Some(Failure::Interrupted { instructions, running }),
+            RunEnd::Deadlock => Some(Failure::Deadlock { instructions, running }),
             RunEnd::Exited => None,
         }
         .or_else(|| {

@@ -8,3 +8,4 @@ mod iss_reports;
 mod jit_ops;
 mod jit_sharing;
 mod qemu_differential;
+mod stopping;

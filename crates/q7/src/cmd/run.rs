@@ -85,9 +85,12 @@ pub struct Args {
     /// A double argument (schema type float).
     #[arg(long = "double", value_name = "X", allow_negative_numbers = true)]
     doubles: Vec<f64>,
-    /// Write the output tensor here.
+    /// Write the output tensor here (only when the run succeeds).
     #[arg(long = "out", value_name = "FILE.npy")]
     pub(super) out: Option<PathBuf>,
+    /// Write --out even when the run fails (a fault, a finding, --strict).
+    #[arg(long = "out-on-failure", requires = "out")]
+    out_on_failure: bool,
     /// 8 for the SPMD images of a multicore build (default when present), fewer to run fewer cores.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub(super) cores: Option<u32>,
@@ -157,6 +160,14 @@ fn parse_number(text: &str) -> Result<Number, String> {
     if let Ok(i) = text.parse::<i64>() {
         return Ok(Number::Int(i));
     }
+    // A whole number past 64 bits would round to a float that fits (and
+    // -2^63-1 would become i64::MIN): refused, whatever the schema wants.
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{text}` is outside the 64-bit integer range (write it with a decimal point for a float)"
+        ));
+    }
     text.parse::<f64>().map(Number::Float).map_err(|_| format!("`{text}` is not a number"))
 }
 
@@ -221,12 +232,15 @@ fn with_session<R>(
     let values = argument_values(args, matches, &arrays);
     // The shape function's answer, unless both flags override it.
     let shaped = shaped_destination(args, &library, &values)?;
+    // Ctrl-C stops the simulated run (and is reported) rather than q7.
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
             wall: Duration::from_secs(args.timeout),
             seed: args.seed,
             engine: args.engine.engine(),
+            interrupt: Some(interrupt),
             ..RunLimits::default()
         },
         checks: !args.no_checks,
@@ -310,7 +324,9 @@ pub(super) fn with_hint(e: OpError, args: &Args) -> anyhow::Error {
         OpError::NoFunctionTable { .. } => " (pass --index)".into(),
         OpError::LoneCoreImage { .. } => String::new(),
         OpError::SingleImageOnCores { .. } => " (build with --multicore for more cores)".into(),
-        OpError::TensorMemory { .. } if args.dst_shape.is_some() => " (check --dst-shape)".into(),
+        OpError::TensorMemory { .. } | OpError::TensorUncountable { .. } if args.dst_shape.is_some() => {
+            " (check --dst-shape)".into()
+        }
         OpError::ShapeProgram { .. } => " (--dst-shape with --dst-dtype skips the shape function)".into(),
         _ => String::new(),
     };
@@ -327,11 +343,15 @@ fn flag_for(kind: ArgKind) -> &'static str {
 }
 
 /// Writes the output and prints what the flags ask; an error for a failed run.
+/// A failed run writes no output unless --out-on-failure asks for it.
 pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Result<()> {
-    if let (Some(path), Some(output), None) = (&args.out, &report.output, &report.failure) {
-        // The header, then the data from the report: no copy of the tensor.
-        let header = npy::header(output.dtype, &output.shape);
-        crate::io::write_output_parts(path, &[&header, &output.data])?;
+    let verdict = verdict(args, &report);
+    if let (Some(path), Some(output)) = (&args.out, &report.output) {
+        if verdict.is_ok() || args.out_on_failure {
+            // The header, then the data from the report: no copy of the tensor.
+            let header = npy::header(output.dtype, &output.shape);
+            crate::io::write_output_parts(path, &[&header, &output.data])?;
+        }
     }
     if args.json {
         let estimate = estimate.filter(|_| args.stats);
@@ -347,12 +367,23 @@ pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Res
             eprintln!("q7 run: note: {unwritten} (--strict makes this an error)");
         }
     }
-    if report.console_dropped > 0 {
+    // Streamed console output reached the terminal whole; only the copy a
+    // JSON report keeps is capped.
+    if report.console_dropped > 0 && args.json {
         eprintln!(
-            "q7 run: note: {} bytes of console output past the capture limit were dropped",
+            "q7 run: note: the JSON report keeps the first {} bytes of each console stream; {} bytes more were not kept",
+            q7_sim::output::CAPTURE_LIMIT,
             report.console_dropped
         );
     }
+    if verdict.is_err() && args.out.is_some() && !args.out_on_failure {
+        eprintln!("q7 run: note: the run failed, so --out was not written (--out-on-failure writes it anyway)");
+    }
+    verdict
+}
+
+/// Whether the run succeeded as the flags judge it, and if not, why.
+fn verdict(args: &Args, report: &OpReport) -> Result<()> {
     if let Some(failure) = &report.failure {
         let hint = match failure {
             Failure::Budget { .. } => "; raise --max-insns".to_string(),
@@ -428,6 +459,11 @@ mod tests {
         assert_eq!(parse_number("-2"), Ok(Number::Int(-2)));
         assert_eq!(parse_number("0.5"), Ok(Number::Float(0.5)));
         assert!(parse_number("x").is_err());
+        for outside in ["-9223372036854775809", "9223372036854775808", "+99999999999999999999"] {
+            assert!(parse_number(outside).unwrap_err().contains("outside the 64-bit integer range"), "{outside}");
+        }
+        assert_eq!(parse_number("-9223372036854775808"), Ok(Number::Int(i64::MIN)));
+        assert_eq!(parse_number("9223372036854775808.0"), Ok(Number::Float(2f64.powi(63))));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use q7_sim::bare::{self, Board};
 use q7_sim::machine::{RunEnd, RunLimits};
+use q7_sim::output::{Output, OutputMode};
 
 /// Run a bare-metal program on a QEMU sample board (`-M sim`).
 ///
@@ -64,13 +65,16 @@ pub fn run(args: Args) -> Result<()> {
         },
         ..RunLimits::default()
     };
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
+    let limits = RunLimits { interrupt: Some(interrupt), ..limits };
     let started = Instant::now();
     let mut machine = bare::load(&board, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.elf.display()))?;
+    // Console output goes out as the program writes it, all of it, as
+    // QEMU's does (the capture a library caller reads is capped).
+    machine.output = Output::new(1, OutputMode { prefix: false, stream: true });
     let run = bare::finish(&mut machine, limits);
     let secs = started.elapsed().as_secs_f64();
-    std::io::stdout().write_all(&run.stdout)?;
     std::io::stdout().flush()?;
-    std::io::stderr().write_all(&run.stderr)?;
     if args.state {
         eprintln!("state {:016x}", bare::state_digest(&machine));
     }
@@ -87,6 +91,12 @@ pub fn run(args: Args) -> Result<()> {
         (RunEnd::Exited, Some(code)) => std::process::exit(code),
         (RunEnd::Budget, _) => bail!("{elf}: stopped after {} instructions (the budget, --max-insns)", run.insns),
         (RunEnd::Timeout, _) => bail!("{elf}: stopped after {} s (--timeout)", args.timeout),
+        (RunEnd::Interrupted, _) => bail!("{elf}: interrupted after {} instructions", run.insns),
+        (RunEnd::Deadlock, _) => bail!(
+            "{elf}: the core loops forever without writing memory (at pc {:#010x}, after {} instructions)",
+            machine.cores[0].cpu.pc,
+            run.insns
+        ),
         _ => match run.stop {
             Some(stop) => bail!("{elf}: {stop}"),
             None => bail!("{elf}: the core stopped without exiting"),

@@ -54,3 +54,4 @@ mod run_fuzz;
 mod run_relu;
 mod sdk_check;
 mod stats_model;
+mod trust;

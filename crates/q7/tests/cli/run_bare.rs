@@ -87,3 +87,40 @@ fn bad_input_is_one_line_naming_the_file() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("budget"), "{}", stderr(&out));
 }
+
+#[test]
+fn console_output_past_a_mebibyte_arrives_whole_as_from_qemu() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = build(dir.path(), "de212", "flood.c");
+    let (code, text) = qemu("de212", &elf);
+    assert!(text.len() > 3 << 20, "{}", text.len());
+    let ours = q7(&["run-bare", elf.to_str().unwrap(), "--board", "de212"]);
+    assert_eq!(ours.status.code(), code);
+    assert_eq!(ours.stdout.len(), text.len());
+    assert!(stdout(&ours) == text, "the consoles differ");
+}
+
+#[test]
+fn programs_qemu_refuses_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = std::fs::read(build(dir.path(), "de212", "hello.c")).unwrap();
+    // e_machine 3 (i386) at offset 18, little-endian.
+    let mut x86 = elf.clone();
+    x86[18..20].copy_from_slice(&3u16.to_le_bytes());
+    // The second program header given the first one's addresses.
+    let mut overlapping = elf.clone();
+    let phoff = u32::from_le_bytes(elf[28..32].try_into().unwrap()) as usize;
+    let phentsize = u16::from_le_bytes(elf[42..44].try_into().unwrap()) as usize;
+    let first_vaddr = phoff + 8;
+    let second_vaddr = phoff + phentsize + 8;
+    let (vaddr, paddr) = (elf[first_vaddr..first_vaddr + 8].to_vec(), second_vaddr..second_vaddr + 8);
+    overlapping[paddr].copy_from_slice(&vaddr);
+    for (name, bytes, why) in [("x86.elf", x86, "expected Tensilica Xtensa"), ("overlap.elf", overlapping, "overlap")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = q7(&["run-bare", path.to_str().unwrap(), "--board", "de212"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(name) && err.contains(why), "{name}: {err}");
+    }
+}

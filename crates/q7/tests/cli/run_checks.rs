@@ -16,7 +16,8 @@ fn oob_build() -> std::path::PathBuf {
     )
 }
 
-fn misc_build() -> std::path::PathBuf {
+/// The misc test ops (an endless loop, a read of unwritten output, printing).
+pub(crate) fn misc_build() -> std::path::PathBuf {
     build(
         "misc_checks",
         &[
