@@ -1,15 +1,17 @@
 """What a hostile environment or careless input must not do (issue #26):
 overwrite files through planted symlinks, write outside the cache, kill the
 interpreter, compute on tensors q7 cannot read, pass raw addresses between
-Python and Rust, or drop console output silently."""
+Python and Rust, drop console output silently, or ignore Ctrl-C."""
 
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 
 import pytest
@@ -315,3 +317,36 @@ def test_a_failing_run_says_what_console_output_was_dropped(test_ops, capsys):
     total = 15_000 * len(LINE)
     if len(out) < total:
         assert message.endswith(f"\n({total - len(out)} bytes of the cores' console output were dropped (more than q7 keeps per call))")
+
+
+@pytest.mark.parametrize("profiled", [False, True], ids=["plain", "profiled"])
+def test_ctrl_c_stops_an_endless_op_with_keyboard_interrupt(test_ops, profiled):
+    script = f"""
+import contextlib, sys, time, torch, q7
+from q7 import custom_op
+custom_op.load_library({test_ops!r})
+x = torch.ones(4)
+with q7.profile() if {profiled} else contextlib.nullcontext():
+    print("calling", flush=True)
+    started = time.monotonic()
+    try:
+        torch.ops.q7_test_ops.spin_forever(x)
+        print("returned")
+    except KeyboardInterrupt:
+        print(f"KeyboardInterrupt after {{time.monotonic() - started:.2f}} s", flush=True)
+"""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "calling\n", child.stderr.read()
+        time.sleep(1.0)  # the call is in the run loop well before this
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=30)
+        latency = time.monotonic() - sent
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 0, err[-2000:]
+    assert re.fullmatch(r"KeyboardInterrupt after \d+\.\d\d s\n", out), (out, err[-2000:])
+    assert float(out.split()[2]) >= 1.0  # interrupted while running, not before
+    assert latency < 5.0, f"{latency:.2f} s from SIGINT to exit (asked: within 1 s)"

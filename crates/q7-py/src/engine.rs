@@ -11,6 +11,7 @@ use q7_build::command::Command;
 pub use q7_build::driver::BuildRequest;
 use q7_build::driver::{self, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
+use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
 use q7_sim::op::{ArgValue, Destination, OpError, OpImage, OpLibrary, OpOptions, TensorArg};
 use q7_target::memmap::Window;
@@ -143,7 +144,9 @@ pub struct Failure {
 }
 
 /// Runs compute function `function` of `loaded` on `inputs`; the
-/// destination tensor (and the output) has `dst`'s dtype and shape.
+/// destination tensor (and the output) has `dst`'s dtype and shape. The
+/// machine asks `stop` between scheduling rounds and ends the run
+/// ("interrupted") when it answers true.
 pub fn run(
     loaded: &Loaded,
     function: &str,
@@ -151,6 +154,7 @@ pub fn run(
     dst: (DType, Vec<usize>),
     max_insns: u64,
     profile: bool,
+    stop: impl Fn() -> bool + Send + Sync + 'static,
 ) -> Result<RunInfo, Failure> {
     let args: Vec<ArgValue<'_>> = inputs
         .iter()
@@ -166,7 +170,12 @@ pub fn run(
     let dst_dtype = dst.0;
     let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
     let options = OpOptions {
-        limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
+        limits: RunLimits {
+            max_insns,
+            wall: Duration::from_secs(3600),
+            interrupt: Some(Interrupt::new(stop)),
+            ..RunLimits::default()
+        },
         dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
         // Checks on (stray stores, races, unwritten reads, the SDK's own),
         // output captured, not streamed: Python prints it.

@@ -10,6 +10,8 @@ mod args;
 mod engine;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyPermissionError, PyValueError};
@@ -73,6 +75,39 @@ fn private_dir(path: PathBuf) -> PyResult<()> {
     })
 }
 
+/// Runs Python's signal handlers for a run that holds no GIL: at most every
+/// `SIGNAL_POLL` it takes the GIL for `PyErr_CheckSignals` (handlers run on
+/// the main thread only, as in Python), and the first exception a handler
+/// raises (KeyboardInterrupt on Ctrl-C) stops the run and is kept for the
+/// caller to raise.
+#[derive(Clone)]
+struct SignalWatch(Arc<Mutex<(Instant, Option<PyErr>)>>);
+
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
+
+impl SignalWatch {
+    fn new() -> SignalWatch {
+        SignalWatch(Arc::new(Mutex::new((Instant::now(), None))))
+    }
+
+    fn stop_requested(&self) -> bool {
+        let Ok(mut state) = self.0.lock() else { return true };
+        if state.1.is_some() {
+            return true;
+        }
+        if state.0.elapsed() < SIGNAL_POLL {
+            return false;
+        }
+        state.0 = Instant::now();
+        state.1 = Python::with_gil(|py| py.check_signals().err());
+        state.1.is_some()
+    }
+
+    fn take_error(&self) -> Option<PyErr> {
+        self.0.lock().ok().and_then(|mut state| state.1.take())
+    }
+}
+
 /// What `Compute.run` returns: (output bytearray, stdout, stderr,
 /// instructions, simulated seconds, note on unwritten output elements or
 /// None, profile JSON or None, console bytes dropped).
@@ -131,8 +166,19 @@ impl Compute {
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
             ))
         })?;
-        let outcome =
-            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns, profile));
+        let signals = SignalWatch::new();
+        let stop = {
+            let signals = signals.clone();
+            move || signals.stop_requested()
+        };
+        let outcome = py.allow_threads(|| {
+            engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns, profile, stop)
+        });
+        if let Some(raised) = signals.take_error() {
+            // KeyboardInterrupt (or whatever a signal handler raised) ends
+            // the call, as it would have ended Python code.
+            return Err(raised);
+        }
         match outcome {
             Ok(info) => Ok((
                 PyByteArray::new(py, &info.output),

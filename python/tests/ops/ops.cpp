@@ -75,3 +75,11 @@ torch::Tensor print_lines(const torch::Tensor& t_in, int64_t lines) {
   memcpy(t_out.data_ptr(), t_in.data_ptr(), t_in.numel() * t_in.element_size());
   return t_out;
 }
+
+// Counts forever in a volatile local: no deadlock a checker could prove, so
+// only an interrupt (or the instruction budget) ends it.
+torch::Tensor spin_forever(const torch::Tensor& t_in) {
+  volatile uint32_t counter = 0;
+  for (;;) counter = counter + 1;
+  return get_dst_tensor();
+}

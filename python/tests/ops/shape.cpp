@@ -18,4 +18,5 @@ NEURON_LIBRARY(q7_test_ops, m) {
   m.def("write_everywhere", &same_as_input, "write_everywhere");
   m.def("write_half", &same_as_input, "write_half");
   m.def("print_lines", &print_lines_shape, "print_lines");
+  m.def("spin_forever", &same_as_input, "spin_forever");
 }
