@@ -9,6 +9,14 @@ and makes `torch.ops.<ns>.<op>` run the compute function in q7's simulator.
 from q7._q7 import BuildError, SimulationError
 
 from q7 import custom_op
-from q7._runtime import UnwrittenOutputWarning, profile, stats
+from q7._runtime import ConsoleOutputWarning, UnwrittenOutputWarning, profile, stats
 
-__all__ = ["BuildError", "SimulationError", "UnwrittenOutputWarning", "custom_op", "profile", "stats"]
+__all__ = [
+    "BuildError",
+    "ConsoleOutputWarning",
+    "SimulationError",
+    "UnwrittenOutputWarning",
+    "custom_op",
+    "profile",
+    "stats",
+]

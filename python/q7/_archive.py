@@ -5,6 +5,7 @@
 """
 
 import os
+import secrets
 
 MAGIC = b"!<arch>\n"
 
@@ -45,10 +46,26 @@ def write(path, members):
         put(b"//", long_names)
     for header_name, (_, data) in zip(encoded, members):
         put(header_name, data)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(out)
-    os.replace(tmp, path)
+    write_atomic(path, out)
+
+
+def write_atomic(path, data):
+    """Writes `data` to `path` through a new, unpredictably named file in the
+    same directory (O_EXCL: never through a file or symlink already there)
+    and a rename, which replaces whatever `path` was without following it."""
+    directory, base = os.path.split(path)
+    tmp = os.path.join(directory, f".{base}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read(path):
@@ -85,5 +102,21 @@ def read(path):
             name = long_names[start:end]
         else:
             name = raw_name[:-1] if raw_name.endswith(b"/") else raw_name
-        members.append((name.decode(), data))
+        try:
+            members.append((name.decode(), data))
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: member name {bytes(name)!r} at offset {pos} is not UTF-8") from None
     return members
+
+
+def plain_name(name):
+    """Whether `name` is a plain file name: joined onto a directory, it names
+    a file in that directory (no '/', not '.' or '..', no NUL, no leading
+    '-' a tool could take for an option)."""
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and "\0" not in name
+        and not name.startswith("-")
+    )

@@ -2,13 +2,12 @@
 
 Per call: the op's own shape function (registered by register.h as
 `<ns>::_q7_shape_<op>`) says the output's shape and dtype, which is what the
-device's get_dst_tensor() has; q7 hands the simulator the addresses of the
-contiguous input tensors (no files, no Python-level copies: each is copied
-once, into simulated memory) and returns a tensor that views the output
-bytes the simulator handed back (no copy on the Python side).
+device's get_dst_tensor() has; q7 hands the simulator each input tensor's
+bytes as an immutable `bytes` copy (no addresses cross to Rust, and nothing
+the caller does to the tensor meanwhile reaches the run) and returns a tensor
+over the `bytearray` of output bytes the simulator handed back.
 """
 
-import ctypes
 import json
 import sys
 import time
@@ -33,6 +32,14 @@ class UnwrittenOutputWarning(UserWarning):
     """Some output elements were written by no core (they stay zero)."""
 
 
+class ConsoleOutputWarning(UserWarning):
+    """The cores printed more than q7 keeps: the rest of their console output was dropped."""
+
+
+def _dropped_note(dropped):
+    return f"{dropped} bytes of the cores' console output were dropped (more than q7 keeps per call)"
+
+
 # Instruction budget per call over all cores (a runaway op stops here).
 MAX_INSTRUCTIONS = 20_000_000_000
 
@@ -53,11 +60,27 @@ class OpStats:
 _STATS = {}
 
 
+def _op_name(op):
+    """"ns::op" of an op given by that name or as torch.ops.ns.op (the
+    OpOverloadPacket) or torch.ops.ns.op.default (an OpOverload)."""
+    if isinstance(op, str):
+        return op
+    name = getattr(op, "_qualified_op_name", None)
+    if name is None:
+        name = getattr(getattr(op, "_schema", None), "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"{op!r} is not an op: give torch.ops.<ns>.<op> or its name \"ns::op\"")
+    return name
+
+
 def stats(op=None):
-    """Call counters: for `op` ("ns::name"), or a dict of all ops."""
-    if op is not None:
-        return _STATS.setdefault(op, OpStats()).as_dict()
-    return {name: s.as_dict() for name, s in _STATS.items()}
+    """Call counters: for `op` (torch.ops.ns.op, or "ns::op"), or a dict of all ops."""
+    if op is None:
+        return {name: s.as_dict() for name, s in _STATS.items()}
+    name = _op_name(op)
+    if name not in _STATS:
+        raise ValueError(f"{name} is not an op q7 has bound (custom_op.load or load_library binds them)")
+    return _STATS[name].as_dict()
 
 
 class Profile:
@@ -82,8 +105,10 @@ class Profile:
         return False
 
     def predicted_seconds(self, op=None):
-        """The model's predicted device time of all calls (of `op` only, if given)."""
-        return sum(c["profile"]["predicted_seconds"] for c in self.calls if op is None or c["op"] == op)
+        """The model's predicted device time of all calls (of `op` only, if
+        given: torch.ops.ns.op or "ns::op")."""
+        name = None if op is None else _op_name(op)
+        return sum(c["profile"]["predicted_seconds"] for c in self.calls if name is None or c["op"] == name)
 
     def summary(self, top=5):
         """A short text report: per op, calls and predicted time; the costliest functions."""
@@ -130,23 +155,28 @@ class BoundOp:
     def _marshal(self, args):
         if len(args) != len(self.arguments):
             raise TypeError(f"{self._where()}: {len(args)} arguments given, the schema takes {len(self.arguments)}")
-        keep, packed = [], []
+        packed = []
         for value, (name, kind) in zip(args, self.arguments):
             if kind == "Tensor":
                 if not isinstance(value, torch.Tensor):
-                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {type(value).__name__}")
+                    got = "None" if value is None else type(value).__name__
+                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {got}")
                 if value.device.type != "cpu":
-                    raise ValueError(
+                    raise TypeError(
                         f"{self._where()}: argument {name} is on {value.device}; q7 runs ops on CPU tensors (use .cpu())"
+                    )
+                if value.layout != torch.strided:
+                    raise TypeError(
+                        f"{self._where()}: argument {name} is a {value.layout} tensor; the device reads dense "
+                        "tensors (use .to_dense())"
                     )
                 dtype = SUPPORTED_DTYPES.get(value.dtype)
                 if dtype is None:
                     known = ", ".join(SUPPORTED_DTYPES.values())
                     raise TypeError(f"{self._where()}: argument {name} has dtype {value.dtype}; the device takes {known}")
-                value = value.detach().contiguous()
-                keep.append(value)
-                nbytes = value.numel() * value.element_size()
-                packed.append(("tensor", name, dtype, list(value.shape), value.data_ptr(), nbytes))
+                value = value.detach().resolve_neg().contiguous()
+                data = value.reshape(-1).view(torch.uint8).numpy().tobytes()
+                packed.append(("tensor", name, dtype, list(value.shape), data))
             elif kind == "float":
                 packed.append(("double", float(value)))
             elif kind == "int":
@@ -155,11 +185,11 @@ class BoundOp:
                 packed.append(("scalar", float(value)))
             else:
                 raise TypeError(f"{self._where()}: argument {name} of type {kind} cannot cross to the device")
-        return keep, packed
+        return packed
 
     def __call__(self, *args):
         started = time.perf_counter()
-        keep, packed = self._marshal(args)
+        packed = self._marshal(args)
         meta = self.shape_op(*args)
         out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
         if out_dtype is None:
@@ -167,19 +197,22 @@ class BoundOp:
                 f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
             )
         try:
-            output, stdout, stderr, insns, simulated, unwritten, profiled = self.compute.run(
+            output, stdout, stderr, insns, simulated, unwritten, profiled, dropped = self.compute.run(
                 self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS, bool(_PROFILERS)
             )
         except _q7.SimulationError as e:
-            message, stdout, stderr = e.args
+            message, stdout, stderr, dropped = e.args
             _echo(stdout, stderr)
             # A runtime check's own words (q7_fail, abort) are on the core's stderr.
             said = stderr.decode("utf-8", "replace").strip()
             if said:
                 message += "\n" + "\n".join(said.splitlines()[-5:])
+            if dropped:
+                message += f"\n({_dropped_note(dropped)})"
             raise _q7.SimulationError(f"{self._where()}: {message}") from None
-        del keep
         _echo(stdout, stderr)
+        if dropped:
+            warnings.warn(f"{self._where()}: {_dropped_note(dropped)}", ConsoleOutputWarning, stacklevel=2)
         if unwritten:
             warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
         if profiled is not None:
@@ -196,13 +229,11 @@ class BoundOp:
 
 
 def _as_tensor(output, dtype, shape):
-    """A tensor of `dtype` and `shape` over the bytes `output` (a q7 Output)
-    owns, without copying them; the tensor keeps `output` alive."""
-    if output.nbytes == 0:
+    """A tensor of `dtype` and `shape` over `output`, a bytearray only this
+    tensor holds (torch keeps it alive), without copying it."""
+    if not output:
         return torch.empty(shape, dtype=dtype)
-    raw = (ctypes.c_char * output.nbytes).from_address(output.address)
-    raw.owner = output  # torch keeps `raw` alive, `raw` keeps the bytes alive
-    return torch.frombuffer(raw, dtype=dtype).view(shape)
+    return torch.frombuffer(output, dtype=dtype).view(shape)
 
 
 def _echo(stdout, stderr):
@@ -220,7 +251,8 @@ _BOUND = {}
 
 
 def bind(ns, op, bound):
-    """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors."""
+    """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors, and check (and
+    refuse) every other kind of argument."""
     qualified = f"{ns}::{op}"
     first = qualified not in _BOUND
     _BOUND[qualified] = bound
@@ -233,3 +265,10 @@ def bind(ns, op, bound):
             return _BOUND[qualified](*args)
 
         library.impl(op, kernel, "CPU")
+        # Every other dispatch key (meta, sparse, an undefined tensor for
+        # None) ran the shape function, which answers with an empty tensor:
+        # replace that catch-all too, so the call reaches the checks in
+        # BoundOp. torch warns that it overrides register.h's kernel; meant.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            library.impl(op, kernel, "CompositeImplicitAutograd")

@@ -7,10 +7,18 @@ contents, the flags, the include directories, the torch version and q7's
 register.h. Headers the sources include from elsewhere are not part of the
 key; q7.custom_op.load(..., build_directory=...) with a changed header
 needs Q7_CACHE_DIR pointed elsewhere or the cache entry removed.
+
+cpp_extension.load also loads what it built, and torch aborts the process
+when a second library registers a namespace, so the build runs in a child
+interpreter: q7 checks the namespaces before this process loads anything.
 """
 
+import collections
 import hashlib
+import json
 import os
+import subprocess
+import sys
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
@@ -43,9 +51,8 @@ def _key(name, sources, cflags, include_paths):
 
 
 def build(name, sources, cflags, include_paths, log=None):
-    """Returns the path of the shape library of `sources`, building it once."""
-    from torch.utils import cpp_extension
-
+    """Returns the path of the shape library of `sources`, building it once
+    (not loaded into this process)."""
     for src in sources:
         if not os.path.isfile(src):
             raise FileNotFoundError(f"{src}: shape source not found")
@@ -60,15 +67,59 @@ def build(name, sources, cflags, include_paths, log=None):
     os.makedirs(directory, exist_ok=True)
     if log:
         log(f"q7: building shape library from {', '.join(sources)} with torch.utils.cpp_extension")
-    # cpp_extension locks the directory against concurrent builders, builds
-    # with ninja (resuming an interrupted build) and loads the library.
-    cpp_extension.load(
-        name=ext_name,
-        sources=[os.path.abspath(s) for s in sources],
-        extra_cflags=list(cflags),
-        extra_include_paths=[INCLUDE_DIR] + [os.path.abspath(p) for p in include_paths],
-        build_directory=directory,
-        is_python_module=False,
-        verbose=bool(log),
-    )
+    spec = {
+        "name": ext_name,
+        "sources": [os.path.abspath(s) for s in sources],
+        "extra_cflags": list(cflags),
+        "extra_include_paths": [INCLUDE_DIR] + [os.path.abspath(p) for p in include_paths],
+        "build_directory": directory,
+        "is_python_module": False,
+        "verbose": bool(log),
+    }
+    _run_builder(spec, sources, log)
+    if not os.path.isfile(library):
+        raise RuntimeError(f"{', '.join(sources)}: torch.utils.cpp_extension made no {library}")
     return library
+
+
+# The child: cpp_extension locks the directory against concurrent builders,
+# builds with ninja (resuming an interrupted build) and would then load the
+# library, which the child skips (a namespace torch already has would abort
+# it). Its error carries the compiler's output.
+_BUILDER = """
+import json, sys, torch
+from torch.utils import cpp_extension
+torch.ops.load_library = lambda path: None
+try:
+    cpp_extension.load(**json.loads(sys.argv[1]))
+except Exception as e:
+    print(e, flush=True)
+    sys.exit(1)
+"""
+
+
+def _run_builder(spec, sources, log):
+    """Runs cpp_extension.load(**spec) in a child interpreter; its output goes
+    to `log` line by line, and its last lines into the error when it fails."""
+    tail = collections.deque(maxlen=60)
+    with subprocess.Popen(
+        [sys.executable, "-c", _BUILDER, json.dumps(spec)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    ) as child:
+        try:
+            for line in child.stdout:
+                line = line.rstrip("\n")
+                tail.append(line)
+                if log:
+                    log(line)
+            status = child.wait()
+        except BaseException:
+            child.kill()
+            raise
+    if status != 0:
+        said = "\n".join(tail).strip()
+        raise RuntimeError(f"{', '.join(sources)}: the shape sources do not build (torch.utils.cpp_extension)\n{said}")

@@ -33,22 +33,52 @@ def _log_to_stdout(line):
     print(line, flush=True)
 
 
-# sha256 of each shape library loaded in this process -> its path: torch
-# allows one TORCH_LIBRARY per namespace, so the same library reached under
-# another path (the build cache, an archive's copy) must not load twice.
+# torch allows one TORCH_LIBRARY per namespace and process, and aborts the
+# process (SIGABRT) on a second. So: sha256 of each shape library loaded in
+# this process -> (its path, where it came from), the same library reached
+# under another path (the build cache, an archive's copy) is not loaded
+# twice, and a different one registering a namespace already taken is
+# refused before torch sees it (namespace -> the digest that holds it).
 _LOADED_SHAPES = {}
+_NAMESPACES = {}
+
+# What NEURON_LIBRARY(ns, m) leaves in the library's bytes (register.h).
+_NAMESPACE_MARK = re.compile(rb"q7-neuron-namespace:([A-Za-z_][A-Za-z0-9_]*)\0")
 
 
-def _load_shape_library(path, contents=None):
+def _check_namespaces(contents, origin, namespaces):
+    """Raises RuntimeError, naming both libraries, when the shape library
+    `contents` (from `origin`) would register a namespace that is taken."""
+    wanted = set(namespaces) | {m.decode() for m in _NAMESPACE_MARK.findall(contents)}
+    foreign = None
+    for ns in sorted(wanted):
+        holder = _NAMESPACES.get(ns)
+        if holder is not None:
+            raise RuntimeError(
+                f"{origin}: namespace `{ns}` is already registered by {_LOADED_SHAPES[holder][1]}, loaded earlier "
+                "in this process; torch registers a namespace once per process: restart Python to load a "
+                "changed shape library (or use another namespace)"
+            )
+        if foreign is None:
+            foreign = {s.name.split("::")[0] for s in torch._C._jit_get_all_schemas() if "::" in s.name}
+        if ns in foreign:
+            raise RuntimeError(
+                f"{origin}: namespace `{ns}` already has operators that q7 did not load; torch registers a "
+                "namespace once per process: use another namespace in NEURON_LIBRARY"
+            )
+    return sorted(wanted)
+
+
+def _load_shape_library(path, contents, origin, namespaces=()):
     """Loads a shape library once per process; returns the path in use."""
-    if contents is None:
-        with open(path, "rb") as f:
-            contents = f.read()
     digest = hashlib.sha256(contents).hexdigest()
     if digest not in _LOADED_SHAPES:
+        wanted = _check_namespaces(contents, origin, namespaces)
         torch.ops.load_library(path)
-        _LOADED_SHAPES[digest] = path
-    return _LOADED_SHAPES[digest]
+        _LOADED_SHAPES[digest] = (path, origin)
+        for ns in wanted:
+            _NAMESPACES[ns] = digest
+    return _LOADED_SHAPES[digest][0]
 
 
 def _registered_ops(shape_library):
@@ -131,12 +161,21 @@ def load(
     log = _log_to_stdout if verbose else None
     if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
         raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    if not _archive.plain_name(name):
+        raise ValueError(f"custom op name {name!r} is not a plain file name (it names lib<name>.so and a directory)")
     if build_directory is None:
-        build_directory = os.path.join(tempfile.gettempdir(), "q7_custom_op", name)
-    os.makedirs(build_directory, exist_ok=True)
+        # Private to this user: generated files must not land where another
+        # local user can plant symlinks (the parent is checked too).
+        parent = os.path.join(tempfile.gettempdir(), f"q7_custom_op-{os.getuid()}")
+        _q7.private_dir(parent)
+        build_directory = os.path.join(parent, name)
+    _q7.private_dir(build_directory)
 
     shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
-    shape_library = _load_shape_library(shape_library)
+    with open(shape_library, "rb") as f:
+        contents = f.read()
+    origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
+    shape_library = _load_shape_library(shape_library, contents, origin)
     ops = _registered_ops(shape_library)
     functions = [fn for _, fn in ops]
     schemas = [_device_schema(q) for q, _ in ops]
@@ -169,41 +208,73 @@ def load(
     return archive
 
 
-def load_library(path):
-    """Registers the ops of a lib<name>.so archive made by `load`."""
-    members = dict(_archive.read(path))
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _read_metadata(path, members):
+    """metadata.json of the archive at `path`, checked: every name in it is a
+    plain file name or an identifier, as `load` writes them (an archive is
+    input: a name like "../x.so" must not reach a path join)."""
     if METADATA not in members:
         raise ValueError(f"{path}: no {METADATA} member; not a custom-op library made by custom_op.load")
     try:
         metadata = json.loads(members[METADATA])
     except ValueError as e:
         raise ValueError(f"{path}: {METADATA}: {e}") from None
-    if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
         raise ValueError(f"{path}: {METADATA} is not {FORMAT} version {VERSION}")
     absent = [k for k in ("shape_library", "compute_libraries", "ops") if k not in metadata]
     if absent:
         raise ValueError(f"{path}: {METADATA} lacks {', '.join(absent)}")
-    wanted = [metadata["shape_library"]] + list(metadata["compute_libraries"])
-    missing = [m for m in wanted if m not in members]
+    libraries = metadata["compute_libraries"]
+    if not isinstance(libraries, list) or len(libraries) not in (1, 8):
+        raise ValueError(f"{path}: {METADATA}: compute_libraries is not a list of 1 or 8 member names")
+    for member in [metadata["shape_library"]] + libraries:
+        if not _archive.plain_name(member):
+            raise ValueError(f"{path}: {METADATA} names member {member!r}, which is not a plain file name; refusing the archive")
+    missing = [m for m in [metadata["shape_library"]] + libraries if m not in members]
     if missing:
         raise ValueError(f"{path}: members missing: {', '.join(missing)}")
+    ops = metadata["ops"]
+    if not isinstance(ops, list) or not ops:
+        raise ValueError(f"{path}: {METADATA}: ops is not a non-empty list")
+    for op in ops:
+        qualified = op.get("name") if isinstance(op, dict) else None
+        parts = qualified.split("::") if isinstance(qualified, str) else []
+        if len(parts) != 2 or not all(_IDENTIFIER.match(p) for p in parts):
+            raise ValueError(f"{path}: {METADATA}: op name {qualified!r} is not ns::op")
+        if not isinstance(op.get("compute_function"), str) or not isinstance(op.get("index"), int):
+            raise ValueError(f"{path}: {METADATA}: op {qualified} lacks compute_function or index")
+    return metadata
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def load_library(path):
+    """Registers the ops of a lib<name>.so archive made by `load`."""
+    listed = _archive.read(path)
+    for member, _ in listed:
+        if not _archive.plain_name(member):
+            raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
+    members = dict(listed)
+    metadata = _read_metadata(path, members)
 
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
     shape_bytes = members[metadata["shape_library"]]
-    digest = hashlib.sha256(shape_bytes).hexdigest()[:16]
-    directory = os.path.join(_shape.cache_root(), "loaded", digest)
-    shape_library = os.path.join(directory, metadata["shape_library"])
-    if hashlib.sha256(shape_bytes).hexdigest() in _LOADED_SHAPES:
-        pass
-    elif not os.path.isfile(shape_library):
-        os.makedirs(directory, exist_ok=True)
-        tmp = f"{shape_library}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(shape_bytes)
-        os.replace(tmp, shape_library)
-    shape_library = _load_shape_library(shape_library, shape_bytes)
+    digest = hashlib.sha256(shape_bytes).hexdigest()
+    shape_library = os.path.join(_shape.cache_root(), "loaded", digest[:16], metadata["shape_library"])
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
+    namespaces = [qualified.split("::")[0] for qualified, _ in ops]
+    if digest not in _LOADED_SHAPES:
+        _check_namespaces(shape_bytes, str(path), namespaces)
+        if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
+            os.makedirs(os.path.dirname(shape_library), exist_ok=True)
+            _archive.write_atomic(shape_library, shape_bytes)
+    shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute)
 

@@ -1,5 +1,6 @@
 """q7.profile(): the same report as `q7 profile`, for op calls made from PyTorch."""
 
+import pytest
 import torch
 
 import q7
@@ -35,3 +36,20 @@ def test_the_prediction_is_deterministic(test_ops):
         torch.ops.q7_test_ops.copy_bytes(x)
     first, second = (c["profile"]["predicted_seconds"] for c in p.calls)
     assert first == second > 0
+
+
+def test_stats_take_the_op_object_as_documented(test_ops):
+    op = torch.ops.q7_test_ops.copy_bytes
+    before = q7.stats(op)["calls"]
+    op(torch.ones(3))
+    op.default(torch.ones(3))
+    counted = q7.stats(op)
+    assert counted["calls"] == before + 2 and counted["instructions"] > 0
+    assert q7.stats(op.default) == counted == q7.stats("q7_test_ops::copy_bytes")
+    with q7.profile() as p:
+        op(torch.ones(3))
+    assert p.predicted_seconds(op) == p.predicted_seconds("q7_test_ops::copy_bytes") > 0
+    with pytest.raises(ValueError, match=r"^q7_test_ops::nothing is not an op q7 has bound"):
+        q7.stats("q7_test_ops::nothing")
+    with pytest.raises(TypeError, match=r"^42 is not an op"):
+        q7.stats(42)

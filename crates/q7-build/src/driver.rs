@@ -13,6 +13,7 @@ use q7_target::memmap::Window;
 use q7_target::{Artifact, ArtifactKind};
 
 use crate::backend_errors;
+use crate::builddir::{self, BuildDirError};
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
@@ -102,6 +103,8 @@ pub enum BuildError {
     Io { path: String, error: std::io::Error },
     #[error("library name '{0}' is empty or not a plain file name")]
     BadName(String),
+    #[error(transparent)]
+    BuildDir(#[from] BuildDirError),
 }
 
 /// Every source is a file, and there is at least one: said before any
@@ -278,6 +281,7 @@ fn compile_unit(
             let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_default();
             inputs.push(unit.src.clone());
             make(obs, &cmd, &unit.obj, &inputs, || {
+                builddir::clear(&[&unit.obj, &dep])?;
                 exec::run(&cmd).map(drop).map_err(|e| {
                     let _ = std::fs::remove_file(&unit.obj);
                     compile_err(e)
@@ -306,6 +310,7 @@ fn compile_unit(
                 .unwrap_or_else(|| vec![dep.clone()]);
             inputs.push(unit.src.clone());
             make(obs, &first, &unit.obj, &inputs, || {
+                builddir::clear(&[&asm, &dep, &tmp_obj])?;
                 exec::run(&first).map_err(compile_err)?;
                 let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
                     .map_err(|(path, source)| io_err(&path)(source))?;
@@ -330,6 +335,7 @@ fn link_one(
         Tools::Vendor { setup, cc, .. } => {
             let cmd = setup.link(cc, window, objs, lib);
             make(obs, &cmd, lib, objs, || {
+                builddir::clear(&[lib])?;
                 exec::run(&cmd).map(drop).map_err(|e| {
                     let _ = std::fs::remove_file(lib);
                     link_err(e)
@@ -343,6 +349,7 @@ fn link_one(
             let mut inputs = objs.to_vec();
             inputs.push(sdk.archive.clone());
             make(obs, &cmd, lib, &inputs, || {
+                builddir::clear(&[&tmp])?;
                 exec::run(&cmd).map_err(|e| {
                     let _ = std::fs::remove_file(&tmp);
                     match &e {
@@ -367,6 +374,7 @@ fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn
     if let Tools::Vendor { setup, packer: Some(packer), .. } = tools {
         let cmd = setup.pack(packer, lib, stripped, packed);
         return make(obs, &cmd, packed, &[lib.to_path_buf()], || {
+            builddir::clear(&[stripped, packed])?;
             exec::run(&cmd).map(drop).map_err(|e| pack_err(e.to_string()))
         });
     }
@@ -435,7 +443,7 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     let mut timeline = Timeline::start();
 
     // Phase 0: tools (and, for the open profile, the SDK and LSPs).
-    std::fs::create_dir_all(&req.build_dir).map_err(io_err(&req.build_dir))?;
+    builddir::ensure_private(&req.build_dir)?;
     let _lock = lock_build_dir(&req.build_dir)?;
     let tools = timeline.phase("tools+sdk", 1, |_| resolve_tools(req, env, obs))?;
     report.toolchain = Some(match tools {

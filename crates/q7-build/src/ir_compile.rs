@@ -46,6 +46,8 @@ pub(crate) fn compile_through_ir(
     if incremental::up_to_date(&unit.obj, &fingerprint, &inputs) {
         return Ok(false);
     }
+    // The tools write these in place: stale ones go first (crate::builddir).
+    crate::builddir::clear(&[&dep, &ir, &asm, &tmp_obj])?;
     obs.command(&first);
     exec::run(&first).map_err(compile_err)?;
     let text = std::fs::read_to_string(&ir).map_err(io_err(&ir))?;
@@ -79,7 +81,7 @@ fn legalize_and_codegen(
             src: src.to_string(),
             reason: refusal.renamed(demangle(setup, refusal.function())).to_string(),
         })?;
-        std::fs::write(legal, legalized.ir).map_err(io_err(legal))?;
+        q7_target::fs::write_atomic(legal, legalized.ir.as_bytes()).map_err(io_err(legal))?;
         obs.command(codegen);
         let error = match exec::run(codegen) {
             Ok(_) => return Ok(()),

@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 pub mod backend_errors;
+pub mod builddir;
 pub mod command;
 pub mod driver;
 pub mod exec;

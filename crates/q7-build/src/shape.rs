@@ -69,6 +69,8 @@ pub enum ShapeError {
     UnknownFunction { srcs: String, function: String, registered: String },
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
+    #[error(transparent)]
+    BuildDir(#[from] crate::builddir::BuildDirError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ShapeError + '_ {
@@ -107,6 +109,7 @@ pub fn build(
         return Err(ShapeError::ResponseFileName(named.display().to_string()));
     }
     let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+    crate::builddir::ensure_private(build_dir)?;
     let host = build_dir.join("shape");
     // Two builds into one directory take turns here too (the device build
     // has its own lock in the driver).

@@ -1,16 +1,42 @@
-//! Kernel arguments from Python tuples. The one place q7-py reads memory
-//! it does not own: the buffers of the caller's input tensors.
-#![allow(unsafe_code)]
+//! Kernel arguments from Python tuples. A tensor's bytes arrive as a Python
+//! `bytes` object: immutable and kept alive by the argument tuple for the
+//! whole call, so the run may read it with the GIL released. No address
+//! crosses from Python.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 
 use crate::engine;
 
-/// One argument tuple from Python: ("tensor", name, dtype, shape, address,
-/// nbytes) or ("double" | "int" | "scalar", value).
-pub(crate) fn input<'a>(item: &Bound<'_, PyTuple>) -> PyResult<engine::Input<'a>> {
+/// One argument as parsed, holding a reference to its tensor bytes.
+pub(crate) enum Arg<'py> {
+    Tensor { name: String, dtype: q7_target::DType, shape: Vec<usize>, bytes: Bound<'py, PyBytes> },
+    Double(f64),
+    Int(i64),
+    Scalar(f64),
+}
+
+impl Arg<'_> {
+    /// The argument as the engine takes it, borrowing the tensor bytes.
+    pub(crate) fn input(&self) -> engine::Input<'_> {
+        match self {
+            Arg::Tensor { name, dtype, shape, bytes } => engine::Input::Tensor {
+                name: name.clone(),
+                dtype: *dtype,
+                shape: shape.clone(),
+                bytes: bytes.as_bytes(),
+            },
+            Arg::Double(v) => engine::Input::Double(*v),
+            Arg::Int(v) => engine::Input::Int(*v),
+            Arg::Scalar(v) => engine::Input::Scalar(*v),
+        }
+    }
+}
+
+/// One argument tuple from Python: ("tensor", name, dtype, shape, bytes)
+/// or ("double" | "int" | "scalar", value).
+pub(crate) fn parse<'py>(item: &Bound<'py, PyTuple>) -> PyResult<Arg<'py>> {
     let kind: String = item.get_item(0)?.extract()?;
     Ok(match kind.as_str() {
         "tensor" => {
@@ -20,27 +46,23 @@ pub(crate) fn input<'a>(item: &Bound<'_, PyTuple>) -> PyResult<engine::Input<'a>
                 PyValueError::new_err(format!("tensor `{name}`: dtype {dtype_name} is not one the device SDK supports"))
             })?;
             let shape: Vec<usize> = item.get_item(3)?.extract()?;
-            let address: usize = item.get_item(4)?.extract()?;
-            let nbytes: usize = item.get_item(5)?.extract()?;
-            let expected = shape.iter().product::<usize>() * engine::dtype_size(dtype);
-            if nbytes != expected {
+            let data = item.get_item(4)?;
+            let bytes = data.downcast_into::<PyBytes>().map_err(|e| {
+                let got = e.into_inner().get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+                PyTypeError::new_err(format!("tensor `{name}`: its contents must be bytes, got {got}"))
+            })?;
+            let nbytes = bytes.as_bytes().len();
+            let expected = shape.iter().try_fold(engine::dtype_size(dtype), |n, &d| n.checked_mul(d));
+            if expected != Some(nbytes) {
                 return Err(PyValueError::new_err(format!(
-                    "tensor `{name}`: {nbytes} bytes for shape {shape:?} of {dtype_name} ({expected} expected)"
+                    "tensor `{name}`: {nbytes} bytes for shape {shape:?} of {dtype_name}"
                 )));
             }
-            let bytes: &[u8] = if nbytes == 0 {
-                &[]
-            } else {
-                // SAFETY: the caller passes the data pointer of a contiguous
-                // CPU tensor of `nbytes` bytes and holds a reference to it
-                // until this call returns (python/q7/_runtime.py).
-                unsafe { std::slice::from_raw_parts(address as *const u8, nbytes) }
-            };
-            engine::Input::Tensor { name, dtype, shape, bytes }
+            Arg::Tensor { name, dtype, shape, bytes }
         }
-        "double" => engine::Input::Double(item.get_item(1)?.extract()?),
-        "int" => engine::Input::Int(item.get_item(1)?.extract()?),
-        "scalar" => engine::Input::Scalar(item.get_item(1)?.extract()?),
+        "double" => Arg::Double(item.get_item(1)?.extract()?),
+        "int" => Arg::Int(item.get_item(1)?.extract()?),
+        "scalar" => Arg::Scalar(item.get_item(1)?.extract()?),
         other => return Err(PyValueError::new_err(format!("unknown argument kind `{other}`"))),
     })
 }

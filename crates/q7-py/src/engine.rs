@@ -6,10 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub use q7_build::builddir::BuildDirError;
 use q7_build::command::Command;
 pub use q7_build::driver::BuildRequest;
 use q7_build::driver::{self, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
+use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
 use q7_sim::op::{ArgValue, Destination, OpError, OpImage, OpLibrary, OpOptions, TensorArg};
 use q7_target::memmap::Window;
@@ -54,6 +56,12 @@ pub fn build(
     let report = driver::build(&request, &ProcessEnv, &LineObserver { verbose, sink }).map_err(|e| e.to_string())?;
     let toolchain = report.toolchain.map_or("?", |t| t.name()).to_string();
     Ok((report.libraries, toolchain))
+}
+
+/// Makes `dir` a build directory private to this user (created 0700), or
+/// says why an existing one is not (another owner, writable by others).
+pub fn private_dir(dir: &Path) -> Result<(), BuildDirError> {
+    q7_build::builddir::ensure_private(dir)
 }
 
 /// Element types a tensor may have on its way to the device, by the names
@@ -114,6 +122,8 @@ pub struct RunInfo {
     /// Console output, each line prefixed with its core id.
     pub stdout: String,
     pub stderr: String,
+    /// Console bytes past what the machine keeps, not in stdout/stderr.
+    pub console_dropped: u64,
     pub instructions: u64,
     /// Wall time of the machine's run (set-up of memory and images excluded).
     pub simulated: Duration,
@@ -130,10 +140,13 @@ pub struct Failure {
     pub message: String,
     pub stdout: String,
     pub stderr: String,
+    pub console_dropped: u64,
 }
 
 /// Runs compute function `function` of `loaded` on `inputs`; the
-/// destination tensor (and the output) has `dst`'s dtype and shape.
+/// destination tensor (and the output) has `dst`'s dtype and shape. The
+/// machine asks `stop` between scheduling rounds and ends the run
+/// ("interrupted") when it answers true.
 pub fn run(
     loaded: &Loaded,
     function: &str,
@@ -141,6 +154,7 @@ pub fn run(
     dst: (DType, Vec<usize>),
     max_insns: u64,
     profile: bool,
+    stop: impl Fn() -> bool + Send + Sync + 'static,
 ) -> Result<RunInfo, Failure> {
     let args: Vec<ArgValue<'_>> = inputs
         .iter()
@@ -156,13 +170,23 @@ pub fn run(
     let dst_dtype = dst.0;
     let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
     let options = OpOptions {
-        limits: RunLimits { max_insns, wall: Duration::from_secs(3600), ..RunLimits::default() },
+        limits: RunLimits {
+            max_insns,
+            wall: Duration::from_secs(3600),
+            interrupt: Some(Interrupt::new(stop)),
+            ..RunLimits::default()
+        },
         dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
         // Checks on (stray stores, races, unwritten reads, the SDK's own),
         // output captured, not streamed: Python prints it.
         ..OpOptions::default()
     };
-    let launch_error = |e: OpError| Failure { message: e.to_string(), stdout: String::new(), stderr: String::new() };
+    let launch_error = |e: OpError| Failure {
+        message: e.to_string(),
+        stdout: String::new(),
+        stderr: String::new(),
+        console_dropped: 0,
+    };
     let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
     let started = Instant::now();
     let (mut report, profiled) = if profile {
@@ -172,7 +196,12 @@ pub fn run(
         (session.run().map_err(launch_error)?, None)
     };
     let simulated = started.elapsed();
-    let fail = |message: String| Failure { message, stdout: report.stdout.clone(), stderr: report.stderr.clone() };
+    let fail = |message: String| Failure {
+        message,
+        stdout: report.stdout.clone(),
+        stderr: report.stderr.clone(),
+        console_dropped: report.console_dropped,
+    };
     let mut problems: Vec<String> = Vec::new();
     if let Some(failure) = &report.failure {
         problems.push(failure.to_string());
@@ -208,6 +237,7 @@ pub fn run(
         output: output.data,
         stdout: report.stdout.clone(),
         stderr: report.stderr.clone(),
+        console_dropped: report.console_dropped,
         unwritten: report.unwritten_output.as_ref().map(|u| u.to_string()),
         instructions: report.instructions(),
         simulated,

@@ -1,7 +1,8 @@
 // Device ops the Python suite drives: each exercises one path of the front
-// end (dtypes, scalar arguments, printf, an out-of-bounds store).
+// end (dtypes, scalar arguments, printf, an out-of-bounds store, a flood of output).
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
@@ -59,4 +60,26 @@ torch::Tensor write_half(const torch::Tensor& t_in) {
   float* out = (float*)t_out.data_ptr();
   for (int64_t i = 0; i < t_in.numel() / 2; i++) out[i] = 2.0f;
   return t_out;
+}
+
+// Prints |lines| lines of 99 'x' and a newline, then copies its input; with
+// lines < 0 it then exits with status 3 (console output of a failing run).
+torch::Tensor print_lines(const torch::Tensor& t_in, int64_t lines) {
+  torch::Tensor t_out = get_dst_tensor();
+  char line[101];
+  memset(line, 'x', 99);
+  line[99] = '\n';
+  line[100] = 0;
+  for (int64_t i = 0; i < (lines < 0 ? -lines : lines); i++) fputs(line, stdout);
+  if (lines < 0) exit(3);
+  memcpy(t_out.data_ptr(), t_in.data_ptr(), t_in.numel() * t_in.element_size());
+  return t_out;
+}
+
+// Counts forever in a volatile local: no deadlock a checker could prove, so
+// only an interrupt (or the instruction budget) ends it.
+torch::Tensor spin_forever(const torch::Tensor& t_in) {
+  volatile uint32_t counter = 0;
+  for (;;) counter = counter + 1;
+  return get_dst_tensor();
 }

@@ -146,8 +146,6 @@ fn derive_schemas(
     shape_sources: &[PathBuf],
     reporter: &Reporter,
 ) -> Result<(usize, usize), q7_build::shape::ShapeError> {
-    std::fs::create_dir_all(&req.build_dir)
-        .map_err(|error| q7_build::shape::ShapeError::Io { path: req.build_dir.display().to_string(), error })?;
     let program = q7_build::shape::build(&ProcessEnv, &req.build_dir, shape_sources, &req.includes, reporter)?;
     let derived = program.schemas(&req.functions, shape_sources)?;
     for (function, schema) in &derived {

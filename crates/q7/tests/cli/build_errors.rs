@@ -1,6 +1,7 @@
 //! `q7 build`'s refusals before any tool runs (no sources, a directory, a
-//! missing file: one line each, no OS message twice) and two builds into one
-//! directory at once (the second waits on the lock; both succeed).
+//! missing file, a build directory another user could write or owns: one
+//! line each, no OS message twice) and two builds into one directory at once
+//! (the second waits on the lock; both succeed; the directory is made 0700).
 
 use std::process::Command;
 
@@ -49,5 +50,57 @@ fn two_builds_into_one_directory_both_succeed() {
     }
     for name in ["librelu.so", "librelu.stripped.so", "librelu.packed.so"] {
         assert!(out.join(name).is_file(), "{name}");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+/// Another local user must not be able to plant symlinks where the build
+/// writes: a build directory others may write, or another user owns, is
+/// refused before anything is written into it (the device build and the
+/// `--shape` host build alike).
+#[test]
+fn build_directories_not_private_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let relu = root().join("examples/relu/relu.cpp");
+    let shape = tmp.path().join("shape.cpp");
+    std::fs::write(&shape, "#include \"torchneuron/register.h\"\n").unwrap();
+    let shared = tmp.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cases = vec![(
+        shared.clone(),
+        format!(
+            "q7: error: {}: build directory is writable by its group and others (mode 0777); make it private (chmod go-w) or use another\n",
+            shared.display()
+        ),
+    )];
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    // Only root can give a directory away (the CI runs tests as root).
+    if std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok() {
+        let uid = std::fs::metadata(tmp.path()).map(|m| std::os::unix::fs::MetadataExt::uid(&m)).unwrap();
+        cases.push((
+            theirs.clone(),
+            format!(
+                "q7: error: {}: build directory is owned by uid 65534, not by this user (uid {uid}); use a directory of your own\n",
+                theirs.display()
+            ),
+        ));
+    } else {
+        eprintln!("not root: the foreign-owner case is not checked");
+    }
+    for (dir, message) in cases {
+        for with_shape in [false, true] {
+            let mut cmd = build_cmd(&dir, &[&relu]);
+            if with_shape {
+                cmd.arg("--shape").arg(&shape);
+            }
+            let o = cmd.output().unwrap();
+            assert!(!o.status.success());
+            assert_eq!(stderr(&o), message, "shape: {with_shape}");
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing written into {}", dir.display());
+        }
     }
 }

@@ -335,6 +335,8 @@ fn the_repositorys_shape_sources_give_the_schemas_their_projects_state() {
                 "say_hello(Tensor _0) -> Tensor",
                 "write_everywhere(Tensor _0) -> Tensor",
                 "write_half(Tensor _0) -> Tensor",
+                "print_lines(Tensor _0, int _1) -> Tensor",
+                "spin_forever(Tensor _0) -> Tensor",
             ],
         ),
     ];

@@ -68,7 +68,12 @@ extern "C" __attribute__((weak, visibility("default"))) const char* q7_neuron_op
   return text.c_str();
 }
 
+// The namespace is also spelled out as "q7-neuron-namespace:<ns>" in the
+// library's bytes: q7 reads it before loading, because torch aborts the
+// process when a second library registers a namespace (TORCH_LIBRARY).
 #define NEURON_LIBRARY(ns, m)                                                         \
+  __attribute__((used)) static const char q7_neuron_namespace_##ns[] =                \
+      "q7-neuron-namespace:" #ns;                                                     \
   static void q7_neuron_library_init_##ns(torchneuron::NeuronLibrary&);               \
   TORCH_LIBRARY(ns, q7_torch_library_##ns) {                                          \
     torchneuron::NeuronLibrary neuron_library(q7_torch_library_##ns, #ns);            \
