@@ -196,6 +196,10 @@ pub fn run(
         (session.run().map_err(launch_error)?, None)
     };
     let simulated = started.elapsed();
+    // Findings name the op's line: the deterministic run again, located.
+    if !report.findings.is_empty() {
+        loaded.library.locate_findings(function, &args, &options, &mut report).map_err(launch_error)?;
+    }
     let fail = |message: String| Failure {
         message,
         stdout: report.stdout.clone(),

@@ -79,7 +79,7 @@ pub struct RunningCore {
 #[derive(Clone, Debug, PartialEq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Failure {
-    #[error("core {core}: {message}{}", describe_where(location.as_ref(), called_from.as_ref()))]
+    #[error("core {core}: {message}{}", describe_where(location.as_ref(), called_from.as_ref(), callers))]
     Fault {
         core: usize,
         pc: u32,
@@ -89,6 +89,9 @@ pub enum Failure {
         /// For a fault inside q7's firmware (window exception handlers),
         /// the op code whose exception it was handling.
         called_from: Option<CodeLocation>,
+        /// The calls that led to `pc`, innermost first (not for a fault
+        /// inside the firmware).
+        callers: Vec<CodeLocation>,
     },
     #[error("instruction budget of {max_insns} exhausted ({})", where_cores_are(running))]
     Budget { max_insns: u64, running: Vec<RunningCore> },
@@ -105,11 +108,29 @@ pub enum Failure {
     ExitStatus { core: usize, status: i32, meaning: &'static str },
 }
 
-fn describe_where(location: Option<&CodeLocation>, called_from: Option<&CodeLocation>) -> String {
+fn describe_where(
+    location: Option<&CodeLocation>,
+    called_from: Option<&CodeLocation>,
+    callers: &[CodeLocation],
+) -> String {
     match (location, called_from) {
         (_, Some(from)) => format!(", in q7's window-exception firmware handling {from}"),
-        (Some(at), None) if at.function.is_some() || at.source.is_some() => format!(", in {at}"),
+        (Some(at), None) if at.function.is_some() || at.source.is_some() => {
+            format!(", in {at}{}", caller_note(at, callers))
+        }
         _ => String::new(),
+    }
+}
+
+/// For a location inside code without lines (the SDK): the nearest caller
+/// with one (the op's own line in a `-g` build), else the next caller.
+fn caller_note(at: &CodeLocation, callers: &[CodeLocation]) -> String {
+    if at.source.is_some() {
+        return String::new();
+    }
+    match callers.iter().find(|c| c.source.is_some()).or(callers.first()) {
+        Some(caller) => format!(", called from {caller}"),
+        None => String::new(),
     }
 }
 
@@ -117,18 +138,11 @@ fn where_cores_are(running: &[RunningCore]) -> String {
     let list: Vec<String> = running
         .iter()
         .map(|r| {
-            let mut text = match (&r.location.function, &r.location.source) {
+            let text = match (&r.location.function, &r.location.source) {
                 (None, None) => format!("core {} at pc {:#010x}", r.core, r.pc),
                 _ => format!("core {} at pc {:#010x} in {}", r.core, r.pc, r.location),
             };
-            // Inside code without lines (the SDK): the nearest caller with
-            // one (the op's own line in a `-g` build), else the next caller.
-            if r.location.source.is_none() {
-                if let Some(caller) = r.callers.iter().find(|c| c.source.is_some()).or(r.callers.first()) {
-                    text += &format!(", called from {caller}");
-                }
-            }
-            text
+            text + &caller_note(&r.location, &r.callers)
         })
         .collect();
     list.join(", ")

@@ -264,12 +264,19 @@ impl OpSession<'_> {
                     let (pc, cpu) = (stop.pc(), &self.machine.cores[*core].cpu);
                     let image = &self.images[*core];
                     let in_firmware = pc.wrapping_sub(VECTORS_BASE) < VECTORS_SIZE;
+                    let callers = match in_firmware {
+                        true => Vec::new(),
+                        false => (cpu.call_stack(&self.machine.mem, MAX_FRAMES).iter().skip(1))
+                            .map(|f| image.locate(f.pc))
+                            .collect(),
+                    };
                     Some(Failure::Fault {
                         core: *core,
                         pc,
                         message: stop.to_string(),
                         location: (!in_firmware).then(|| image.locate(pc)),
                         called_from: in_firmware.then(|| image.locate(cpu.epc1)),
+                        callers,
                     })
                 }
                 _ => None,
