@@ -213,13 +213,7 @@ pub fn run(
     problems.extend(report.findings.iter().map(|f| f.to_string()));
     let counts = report.finding_counts;
     if counts.total() as usize > report.findings.len() {
-        problems.push(format!(
-            "({} findings in all: {} stray stores, {} races, {} reads of unwritten output)",
-            counts.total(),
-            counts.stray_stores,
-            counts.races,
-            counts.unwritten_reads
-        ));
+        problems.push(format!("({} findings in all: {counts})", counts.total()));
     }
     if !problems.is_empty() {
         return Err(fail(problems.join("\n")));

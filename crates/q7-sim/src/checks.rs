@@ -55,6 +55,7 @@ pub enum Finding {
     StrayStore { core: usize, pc: u32, addr: u32, size: u32, near: String },
     Race { core: usize, other: usize, pc: u32, addr: u32, what: String },
     UninitRead { core: usize, pc: u32, addr: u32, what: String },
+    StrayLoad { core: usize, pc: u32, addr: u32, size: u32, near: String },
 }
 
 impl Finding {
@@ -63,7 +64,8 @@ impl Finding {
         match *self {
             Finding::StrayStore { core, pc, .. }
             | Finding::Race { core, pc, .. }
-            | Finding::UninitRead { core, pc, .. } => (core, pc),
+            | Finding::UninitRead { core, pc, .. }
+            | Finding::StrayLoad { core, pc, .. } => (core, pc),
         }
     }
 }
@@ -82,6 +84,10 @@ impl fmt::Display for Finding {
             Finding::UninitRead { core, pc, addr, what } => {
                 write!(f, "core {core} pc {pc:#010x}: load from {addr:#010x} ({what}), which nothing has written yet")
             }
+            Finding::StrayLoad { core, pc, addr, size, near } => write!(
+                f,
+                "core {core} pc {pc:#010x}: {size}-byte load from {addr:#010x} outside every live tensor and allocation ({near})"
+            ),
         }
     }
 }
@@ -166,8 +172,8 @@ pub struct Checker {
     allocator: Vec<Option<Allocator>>,
     pending: Vec<Vec<PendingCall>>,
     pub findings: Vec<Finding>,
-    /// Findings per kind (stray, race, uninit), including unreported ones.
-    pub counts: [u64; 3],
+    /// Findings per kind (stray store, race, uninit, stray load), including unreported ones.
+    pub counts: [u64; 4],
     /// Bumped whenever live ranges or allocators change (empties caches).
     generation: u64,
     /// Per core, the last range hit, by [`cache_slot`]: loads and stores
@@ -189,7 +195,7 @@ impl Checker {
             allocator: vec![None; cores],
             pending: vec![Vec::new(); cores],
             findings: Vec::new(),
-            counts: [0; 3],
+            counts: [0; 4],
             generation: 1,
             caches: vec![[RangeCache::default(); 4]; cores],
         }
@@ -425,9 +431,14 @@ impl Checker {
             return;
         }
         self.fill_cache(core, addr, false);
-        let (shadow, map) =
-            if self.is_tcm(addr) { (&self.tcm[core], &self.tcm_live[core]) } else { (&self.tensor, &self.live) };
-        let Some((&start, live)) = Checker::live_at(map, addr, size) else { return };
+        let tcm = self.is_tcm(addr);
+        let (shadow, map) = if tcm { (&self.tcm[core], &self.tcm_live[core]) } else { (&self.tensor, &self.live) };
+        let Some((&start, live)) = Checker::live_at(map, addr, size) else {
+            let near = Checker::nearest(map, addr);
+            let near = if tcm { format!("TCM: {near}") } else { near };
+            self.record(3, Finding::StrayLoad { core, pc, addr, size, near });
+            return;
+        };
         let checked = match &live.owner {
             Owner::HostTensor { output, .. } => *output,
             Owner::Block { .. } => self.allocator[core].is_some(),
@@ -548,6 +559,7 @@ fn finding_kind(f: &Finding) -> usize {
     match f {
         Finding::StrayStore { .. } => 0,
         Finding::Race { .. } => 1,
+        Finding::StrayLoad { .. } => 3,
         Finding::UninitRead { .. } => 2,
     }
 }
@@ -607,16 +619,16 @@ mod tests {
             c.on_load(0, 0x10, BASE + 4 * i, 4);
             c.on_store(0, 0x14, BASE + 0x100 + 4 * i, 4);
         }
-        assert_eq!(c.counts, [0, 0, 0]);
+        assert_eq!(c.counts, [0, 0, 0, 0]);
         c.on_load(0, 0x18, BASE + 0x100 + 4 * 7, 4);
         c.on_load(0, 0x18, BASE + 0x100 + 4 * 8, 4);
-        assert_eq!(c.counts, [0, 0, 1], "element 8 of dst was never written");
+        assert_eq!(c.counts, [0, 0, 1, 0], "element 8 of dst was never written");
         c.on_store(1, 0x20, BASE + 0x100, 4);
         c.on_store(1, 0x20, BASE + 0x104, 4);
-        assert_eq!(c.counts, [0, 2, 1], "core 1 overwrote two elements core 0 wrote");
+        assert_eq!(c.counts, [0, 2, 1, 0], "core 1 overwrote two elements core 0 wrote");
         c.on_store(0, 0x24, BASE + 0x1fc, 4);
         c.on_store(0, 0x24, BASE + 0x200, 4);
-        assert_eq!(c.counts, [1, 2, 1], "one past the end of dst is a stray store");
+        assert_eq!(c.counts, [1, 2, 1, 0], "one past the end of dst is a stray store");
         assert!(c.findings.iter().any(|f| matches!(f, Finding::StrayStore { addr, .. } if *addr == BASE + 0x200)));
     }
 }

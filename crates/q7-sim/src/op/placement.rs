@@ -44,6 +44,14 @@ fn align(x: u64, to: u64) -> u64 {
     x.div_ceil(to) * to
 }
 
+/// Bytes left free after a tensor of `bytes` (as AddressSanitizer's red
+/// zones): an access running past the tensor's end lands outside every live
+/// range, where the checker sees it, not in the next tensor. An eighth of the
+/// tensor, at least 256 bytes and at most 64 KiB.
+pub fn red_zone(bytes: u64) -> u64 {
+    align((bytes / 8).clamp(256, 64 << 10), 64)
+}
+
 /// Lays out the tensors, the destination and `cores` heap slices.
 pub fn place(
     args: &[KernelArg],
@@ -58,7 +66,7 @@ pub fn place(
     for arg in args {
         if let KernelArg::Tensor(t) = arg {
             let at = align(cursor, 64);
-            cursor = at + t.data.len() as u64;
+            cursor = at + t.data.len() as u64 + red_zone(t.data.len() as u64);
             if cursor > limit {
                 return Err(too_big("the input tensors", cursor as u128));
             }
@@ -71,7 +79,7 @@ pub fn place(
     if end > limit as u128 {
         return Err(too_big(&format!("the inputs and a destination of shape {:?}", dst.shape), end));
     }
-    let heap_at = align(end as u64, 0x1_0000);
+    let heap_at = align(end as u64 + red_zone(end as u64 - dst_at), 0x1_0000);
     let room = limit.saturating_sub(heap_at);
     let heap_per_core = match heap_per_core {
         Some(h) => align(u64::from(h), 0x1000),

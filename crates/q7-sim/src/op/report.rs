@@ -27,11 +27,22 @@ pub struct FindingCounts {
     pub stray_stores: u64,
     pub races: u64,
     pub unwritten_reads: u64,
+    pub stray_loads: u64,
 }
 
 impl FindingCounts {
     pub fn total(&self) -> u64 {
-        self.stray_stores + self.races + self.unwritten_reads
+        self.stray_stores + self.races + self.unwritten_reads + self.stray_loads
+    }
+}
+
+impl std::fmt::Display for FindingCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} stray stores, {} racing stores, {} reads of unwritten output, {} stray loads",
+            self.stray_stores, self.races, self.unwritten_reads, self.stray_loads
+        )
     }
 }
 

@@ -243,7 +243,7 @@ impl OpSession<'_> {
             .collect();
         let (findings, counts) = match self.machine.mem.checker.take() {
             Some(c) => (self.finding_reports(&c.findings), c.counts),
-            None => (Vec::new(), [0; 3]),
+            None => (Vec::new(), [0; 4]),
         };
         let running: Vec<RunningCore> = states
             .iter()
@@ -318,7 +318,12 @@ impl OpSession<'_> {
             output,
             stats,
             findings,
-            finding_counts: FindingCounts { stray_stores: counts[0], races: counts[1], unwritten_reads: counts[2] },
+            finding_counts: FindingCounts {
+                stray_stores: counts[0],
+                races: counts[1],
+                unwritten_reads: counts[2],
+                stray_loads: counts[3],
+            },
             unwritten_output,
             stdout: String::from_utf8_lossy(&std::mem::take(&mut out.stdout)).into_owned(),
             stderr: String::from_utf8_lossy(&std::mem::take(&mut out.stderr)).into_owned(),

@@ -426,12 +426,7 @@ fn verdict(args: &Args, report: &OpReport) -> Result<()> {
     }
     let c = report.finding_counts;
     if c.total() > 0 {
-        bail!(
-            "checks failed: {} stray stores, {} racing stores, {} reads of unwritten output (--no-checks to run without)",
-            c.stray_stores,
-            c.races,
-            c.unwritten_reads
-        );
+        bail!("checks failed: {c} (--no-checks to run without)");
     }
     if let (Some(unwritten), true) = (&report.unwritten_output, args.strict) {
         bail!("{unwritten}");

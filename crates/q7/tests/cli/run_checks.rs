@@ -226,21 +226,18 @@ fn findings_in_compiled_loops_match_the_interpreter() {
 
 #[test]
 fn findings_carry_their_call_stack_down_to_the_ops_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let functions = [("oob_forward", "oob_forward(Tensor _0, int _1, int _2) -> Tensor")];
+    let image = build_with(
+        "oob_debug",
+        &functions,
+        &["crates/q7-sim/tests/programs/ops/oob_store.cpp"],
+        true,
+        &["--cflag", "-g"],
+    );
     let source = root().join("crates/q7-sim/tests/programs/ops/oob_store.cpp");
-    let build = std::process::Command::new(env!("CARGO_BIN_EXE_q7"))
-        .env("Q7_CACHE_DIR", std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache"))
-        .args(["build", "--toolchain", "open", "--name", "liboob", "--multicore", "--cflag", "-g"])
-        .args(["--fn", "oob_forward", "--schema", "oob_forward(Tensor _0, int _1, int _2) -> Tensor"])
-        .arg(&source)
-        .arg("--build-dir")
-        .arg(dir.path().join("b"))
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", text(&build.stderr));
     let line = std::fs::read_to_string(&source).unwrap().lines().position(|l| l.contains("// the bug")).unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
     let x = write_f32(dir.path(), "x.npy", &input(1000, 11));
-    let image = dir.path().join("b");
     for engine in ["jit", "interp"] {
         let args = [image.to_str().unwrap(), "--fn", "oob_forward", "--in", x.to_str().unwrap()];
         let out = q7_run(&[&args[..], &["--int", "5", "--int", "3", "--engine", engine, "--json"]].concat());
@@ -257,4 +254,58 @@ fn findings_carry_their_call_stack_down_to_the_ops_line() {
             finding["stack"].as_array().unwrap().iter().map(|f| f["function"][0].as_str().unwrap()).collect();
         assert!(frames.first().unwrap().starts_with("oob_forward(") && frames.last() == Some(&"_start"), "{frames:?}");
     }
+}
+
+/// Line of `source` (under the repository) holding `marker`, 1-based.
+fn line_of(source: &str, marker: &str) -> usize {
+    let text = std::fs::read_to_string(root().join(source)).unwrap();
+    text.lines().position(|l| l.contains(marker)).unwrap_or_else(|| panic!("{marker} in {source}")) + 1
+}
+
+#[test]
+fn stray_and_uninitialised_reads_are_findings_at_the_ops_line() {
+    let source = "crates/q7-sim/tests/programs/ops/stray_reads.cpp";
+    let functions = [
+        ("overread_backward", "overread_backward(Tensor grad, Tensor x) -> Tensor"),
+        ("freed_tcm_forward", "freed_tcm_forward(Tensor x) -> Tensor"),
+        ("uninit_tcm_forward", "uninit_tcm_forward(Tensor x) -> Tensor"),
+    ];
+    let b = build_with("stray_reads", &functions, &[source], false, &["--cflag", "-g"]);
+    let dir = tempfile::tempdir().unwrap();
+    // All positive, so every element reads the gradient.
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0; 6]);
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 20]);
+    let (grad, x, image) = (grad.to_str().unwrap(), x.to_str().unwrap(), b.to_str().unwrap());
+    let cases: [(&[&str], &str, &str); 3] = [
+        (
+            &["--fn", "overread_backward", "--in", grad, "--in", x, "--dst-shape", "20"],
+            "reads past grad's end",
+            "load from",
+        ),
+        (&["--fn", "freed_tcm_forward", "--in", x], "reads freed TCM", "outside every live tensor and allocation (TCM"),
+        (&["--fn", "uninit_tcm_forward", "--in", x], "reads TCM nothing wrote", "which nothing has written yet"),
+    ];
+    for (args, marker, what) in cases {
+        let line = line_of(source, marker);
+        for engine in ["jit", "interp"] {
+            let out = q7_run(&[&[image][..], args, &["--engine", engine]].concat());
+            assert_eq!(out.status.code(), Some(1), "{marker}");
+            let err = text(&out.stderr);
+            let first = err.lines().find(|l| l.starts_with("q7 run: check:")).unwrap_or_else(|| panic!("{err}"));
+            assert!(first.contains(what) && first.ends_with(&format!("stray_reads.cpp:{line}")), "{engine}: {first}");
+        }
+        // --no-checks runs as the hardware would: silent.
+        let out = q7_run(&[&[image][..], args, &["--no-checks"]].concat());
+        assert!(out.status.success(), "{marker}: {}", text(&out.stderr));
+    }
+    // The gradient's first element past its end is element 6, and it is said so.
+    let out = q7_run(&[image, "--fn", "overread_backward", "--in", grad, "--in", x, "--dst-shape", "20"]);
+    let err = text(&out.stderr);
+    assert!(err.contains("(element 6 of grad (6 elements at 0x") && err.contains("0 past the end)"), "{err}");
+    assert!(
+        err.contains(
+            "q7: error: checks failed: 0 stray stores, 0 racing stores, 0 reads of unwritten output, 14 stray loads"
+        ),
+        "{err}"
+    );
 }

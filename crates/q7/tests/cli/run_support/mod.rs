@@ -13,6 +13,17 @@ pub use q7_testkit::repo_root as root;
 /// Builds `sources` (relative to the repository root) with the open
 /// toolchain into a directory of this test binary, once per process and name.
 pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore: bool) -> PathBuf {
+    build_with(name, functions, sources, multicore, &[])
+}
+
+/// [`build`] with extra `q7 build` flags (e.g. `--cflag -g`).
+pub fn build_with(
+    name: &str,
+    functions: &[(&str, &str)],
+    sources: &[&str],
+    multicore: bool,
+    flags: &[&str],
+) -> PathBuf {
     // Tests of one binary run in parallel threads and share builds.
     static BUILDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
@@ -20,7 +31,7 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     // Once per process and name; across runs `q7 build` itself is
     // incremental (sources, SDK, flags), so a changed test or SDK rebuilds.
     static DONE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let recipe = format!("{name} {functions:?} {sources:?} {multicore}");
+    let recipe = format!("{name} {functions:?} {sources:?} {multicore} {flags:?}");
     if DONE.lock().unwrap_or_else(|e| e.into_inner()).contains(&recipe) {
         return dir;
     }
@@ -33,6 +44,7 @@ pub fn build(name: &str, functions: &[(&str, &str)], sources: &[&str], multicore
     if multicore {
         cmd.arg("--multicore");
     }
+    cmd.args(flags);
     for src in sources {
         cmd.arg(root().join(src));
     }
