@@ -72,6 +72,9 @@ fn find_in_directory(dir: &Path) -> Result<ImageFiles, OpError> {
         .map_err(read_err)?
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
+        // `lib<name>.so` beside the compute images is the Python front
+        // end's archive of them, and a host shape library is no image.
+        .filter(|e| !is_archive_or_host_elf(&e.path()))
         .filter_map(|e| Artifact::parse(&e.file_name().to_string_lossy()))
         .collect();
     artifacts.sort_by_key(Artifact::file_name);
@@ -96,6 +99,58 @@ fn find_in_directory(dir: &Path) -> Result<ImageFiles, OpError> {
         }
     }
     Err(OpError::NoImages { dir: dir.to_path_buf() })
+}
+
+/// Whether `path` starts as an `ar` archive does (`lib<name>.so` of a
+/// custom-op project: the shape library, the compute images, metadata.json).
+pub fn is_archive_file(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && q7_elf::ar::is_archive(&magic)
+}
+
+/// An archive, or an ELF file for another machine (a host library).
+fn is_archive_or_host_elf(path: &Path) -> bool {
+    let mut head = [0u8; 20];
+    if File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_err() {
+        return false;
+    }
+    let machine = match head[5] {
+        2 => u16::from_be_bytes([head[18], head[19]]),
+        _ => u16::from_le_bytes([head[18], head[19]]),
+    };
+    q7_elf::ar::is_archive(&head) || (head.starts_with(b"\x7fELF") && machine != q7_elf::consts::EM_XTENSA)
+}
+
+/// The compute images in a custom-op archive, each bound to its window:
+/// the Xtensa ELF members named as `q7 build` names images (the shape
+/// library is a host ELF and is passed over).
+pub fn load_archive(path: &Path, cores: Option<u32>) -> Result<Vec<OpImage>, OpError> {
+    let bytes = read_regular_file(path, 9 * MAX_IMAGE_FILE, "a custom-op archive")?;
+    let bad = |message: String| OpError::Archive { path: path.to_path_buf(), message };
+    let members = q7_elf::ar::members(&bytes).map_err(|e| bad(e.to_string()))?;
+    let mut found: Vec<(Window, &[u8])> = members
+        .iter()
+        .filter(|m| q7_elf::ElfFile::parse_xtensa(m.data).is_ok())
+        .filter_map(|m| Some((Artifact::parse(&m.name)?.window, m.data)))
+        .collect();
+    found.sort_by_key(|(window, _)| match window {
+        Window::Core(k) => *k,
+        Window::Single => u32::MAX,
+    });
+    let spmd = found.first().is_some_and(|(w, _)| *w == Window::Core(0));
+    if found.is_empty() || (!spmd && found.len() > 1) {
+        return Err(bad(format!("{} compute images among its members (one, or one per core)", found.len())));
+    }
+    let count = match cores {
+        Some(n @ 2..) if !spmd => return Err(OpError::SingleImageOnCores { path: path.to_path_buf(), cores: n }),
+        Some(n) => (n as usize).min(found.len()),
+        None => found.len(),
+    };
+    (found.into_iter().take(count))
+        .map(|(window, data)| {
+            OpImage::load(data, window).map_err(|error| OpError::Image { path: path.to_path_buf(), error })
+        })
+        .collect()
 }
 
 /// Loads the first `cores` images, each bound to its window: core `k`'s

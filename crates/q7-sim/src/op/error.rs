@@ -43,6 +43,8 @@ pub enum OpError {
     TooLarge { path: PathBuf, size: u64, limit: u64, what: &'static str },
     #[error("{}: no op images (NAME_cpu0..7.so, NAME.so, .stripped.so, .packed.so or .ucpl)", dir.display())]
     NoImages { dir: PathBuf },
+    #[error("{}: a custom-op archive with {message}", path.display())]
+    Archive { path: PathBuf, message: String },
     #[error("{}: several op images ({}); name one", dir.display(), names.join(", "))]
     SeveralImages { dir: PathBuf, names: Vec<String> },
     #[error(

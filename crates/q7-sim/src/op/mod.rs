@@ -108,6 +108,9 @@ impl OpLibrary {
     /// Opens a build directory or an image. `cores` runs fewer cores of a
     /// multicore build (default: all eight, or one for a single-core build).
     pub fn open(path: &Path, cores: Option<u32>) -> Result<OpLibrary, OpError> {
+        if path.is_file() && discover::is_archive_file(path) {
+            return OpLibrary::from_images(path, discover::load_archive(path, cores)?);
+        }
         let found = find_images(path)?;
         let cores = match (cores, found.spmd) {
             (Some(n @ 2..), false) => return Err(OpError::SingleImageOnCores { path: path.to_path_buf(), cores: n }),

@@ -368,3 +368,40 @@ fn console_capture_is_capped_with_a_note() {
     assert_eq!(out.stdout.len() as u64, captured + dropped);
     assert!(!text(&out.stderr).contains("not kept"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn the_python_front_ends_archive_runs_alone_and_beside_its_images() {
+    // lib<name>.so as custom_op.load writes it (GNU ar): a host shape
+    // library, the compute images (one, or eight), metadata.json; beside
+    // them in the build directory, the images themselves.
+    for (name, multicore) in [("relu_single_api", false), ("relu_multicore_api", true)] {
+        let source = if multicore { "examples/relu_multicore/relu.cpp" } else { "examples/relu/relu.cpp" };
+        let b = build(name, &[("relu_forward", "relu_forward(Tensor _0) -> Tensor")], &[source], multicore);
+        let dir = tempfile::tempdir().unwrap();
+        let images: Vec<String> = match multicore {
+            true => (0..8).map(|k| format!("{name}_cpu{k}.so")).collect(),
+            false => vec![format!("{name}.so")],
+        };
+        for image in &images {
+            std::fs::copy(b.join(image), dir.path().join(image)).unwrap();
+        }
+        std::fs::copy("/bin/true", dir.path().join("librelu_shape.so")).unwrap();
+        std::fs::write(dir.path().join("metadata.json"), "{}\n").unwrap();
+        let ar = std::process::Command::new("xtensa-lx106-elf-ar")
+            .current_dir(dir.path())
+            .args(["rc", "librelu.so", "librelu_shape.so"])
+            .args(&images)
+            .arg("metadata.json")
+            .status()
+            .unwrap();
+        assert!(ar.success());
+        let x = write_f32(dir.path(), "x.npy", &input(1000, 5));
+        for target in [dir.path().join("librelu.so"), dir.path().to_path_buf()] {
+            let y = dir.path().join("y.npy");
+            let out = q7_run_io(&target, "relu_forward", &x, &y);
+            assert!(out.status.success(), "{}: {}", target.display(), text(&out.stderr));
+            assert_bits_eq(&read_f32(&y), &relu(&read_f32(&x)), "relu through the archive");
+            std::fs::remove_file(&y).unwrap();
+        }
+    }
+}
