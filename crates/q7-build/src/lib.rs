@@ -19,7 +19,6 @@ pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;
 pub mod shape;
-pub mod stale;
 pub mod timeline;
 pub mod wrapper;
 

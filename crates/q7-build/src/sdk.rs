@@ -77,7 +77,7 @@ pub fn resource_include(cc: &Path, cache: &Path) -> Result<PathBuf, ExecError> {
     if let Some(path) = remembered {
         // Best effort: without the note the next build asks clang again.
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let tmp = path.with_file_name(crate::stale::tmp_name(&name));
+        let tmp = path.with_file_name(q7_target::stale::tmp_name(&name));
         let _ = std::fs::create_dir_all(cache);
         if std::fs::write(&tmp, dir.as_os_str().as_encoded_bytes()).is_ok() && std::fs::rename(&tmp, &path).is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -94,7 +94,7 @@ fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
     if include.join(".complete").exists() {
         return Ok(dir);
     }
-    let tmp = root.join(crate::stale::tmp_name(&format!(".sdk-{key:016x}")));
+    let tmp = root.join(q7_target::stale::tmp_name(&format!(".sdk-{key:016x}")));
     let _ = std::fs::remove_dir_all(&tmp);
     for (rel, bytes) in SDK_FILES {
         let path = tmp.join(rel);
@@ -125,7 +125,7 @@ pub fn ensure(
 ) -> Result<Sdk, SdkError> {
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
     // `.sdk-*.tmp-<pid>` and notes' temporaries a killed build left.
-    crate::stale::remove(cache, crate::stale::tmp_pid, crate::stale::MIN_AGE);
+    q7_target::stale::remove(cache, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
     let mut parts: Vec<&[u8]> = Vec::new();
     for (rel, bytes) in SDK_FILES {
         parts.push(rel.as_bytes());
@@ -148,8 +148,8 @@ pub fn ensure(
         .map(|(rel, _)| dir.join(rel))
         .filter(|p| p.starts_with(dir.join("src")) && Language::of(p).is_some())
         .collect();
-    crate::stale::remove(&dir, crate::stale::tmp_pid, crate::stale::MIN_AGE);
-    let work = dir.join(crate::stale::tmp_name("obj"));
+    q7_target::stale::remove(&dir, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
+    let work = dir.join(q7_target::stale::tmp_name("obj"));
     std::fs::create_dir_all(&work).map_err(io_err(&work))?;
     let built = build_archive(open, &sdk, &dir, &sources, &work, jobs, on_command);
     let _ = std::fs::remove_dir_all(&work);

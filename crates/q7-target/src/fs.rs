@@ -17,16 +17,15 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Temporary files are named `.q7-<pid>-<random>.tmp`: short (an output name
 /// of any length still leaves room), and owned by a process whose death
 /// makes them safe to remove.
 const TEMP_PREFIX: &str = ".q7-";
 const TEMP_SUFFIX: &str = ".tmp";
-/// How old a dead process's temporary must be before it is removed (a q7 in
-/// another PID namespace sharing the directory may look dead from here).
-const STALE_AFTER: Duration = Duration::from_secs(60);
+/// How old a dead process's temporary must be before it is removed.
+const STALE_AFTER: Duration = crate::stale::MIN_AGE;
 /// Symbolic links followed before giving up (as the kernel's ELOOP).
 const MAX_LINKS: usize = 40;
 
@@ -165,16 +164,7 @@ fn remove_stale_temporaries(dir: &Path) {
             return;
         }
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temporary_owner) else { continue };
-        let Ok(meta) = entry.metadata() else { continue };
-        let old = meta.modified().ok().and_then(|t| SystemTime::now().duration_since(t).ok());
-        if meta.is_file() && old.is_some_and(|age| age >= STALE_AFTER) && !process_alive(pid) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
+    crate::stale::remove(dir, temporary_owner, STALE_AFTER);
 }
 
 /// The pid in a temporary's name `.q7-<pid>-<random>.tmp`.
@@ -183,11 +173,6 @@ fn temporary_owner(name: &str) -> Option<u32> {
     let (pid, random) = rest.split_once('-')?;
     (!random.is_empty() && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(())?;
     pid.parse().ok()
-}
-
-fn process_alive(pid: u32) -> bool {
-    // Without /proc (not Linux) nothing can be told: keep the file.
-    !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists()
 }
 
 #[cfg(test)]

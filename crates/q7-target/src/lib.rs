@@ -24,6 +24,7 @@ pub mod launch;
 pub mod memmap;
 pub mod num;
 pub mod schema;
+pub mod stale;
 
 pub use artifacts::{Artifact, ArtifactKind};
 pub use dtype::DType;

@@ -82,7 +82,7 @@ pub(crate) fn ensure(
     let fingerprint = probe.compile(cxx, sanitizer, Path::new("s.cpp"), &[], &[]).fingerprint();
     parts.push(fingerprint.as_bytes());
     // `.host-sdk-*.tmp-<pid>` directories a killed build left.
-    crate::stale::remove(cache, crate::stale::tmp_pid, crate::stale::MIN_AGE);
+    q7_target::stale::remove(cache, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
     let dir = cache.join(format!("host-sdk-{:016x}", fnv64(&parts)));
     let sources: Vec<&str> =
         host_files().map(|(rel, _)| rel).filter(|rel| rel.ends_with(".cpp") || rel.ends_with(".c")).collect();
@@ -93,7 +93,7 @@ pub(crate) fn ensure(
     }
     // Built in a private directory and renamed into place: two runs at once
     // each build, one wins, both use the winner's identical copy.
-    let tmp = cache.join(crate::stale::tmp_name(".host-sdk"));
+    let tmp = cache.join(q7_target::stale::tmp_name(".host-sdk"));
     let _ = std::fs::remove_dir_all(&tmp);
     let built = build_into(cxx, sanitizer, &tmp, &sources, on_command);
     if let Err(e) = built {

@@ -118,7 +118,7 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> NativeError 
 /// `build_dir`, named with this process's id; those of processes killed
 /// before they could remove theirs are removed here.
 pub fn run_dir(build_dir: &Path) -> PathBuf {
-    crate::stale::remove(build_dir, crate::stale::pid_after(RUN_DIR_PREFIX), crate::stale::MIN_AGE);
+    q7_target::stale::remove(build_dir, q7_target::stale::pid_after(RUN_DIR_PREFIX), q7_target::stale::MIN_AGE);
     build_dir.join(format!("{RUN_DIR_PREFIX}{}", std::process::id()))
 }
 

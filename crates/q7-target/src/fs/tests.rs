@@ -1,4 +1,5 @@
 use super::*;
+use std::time::SystemTime;
 
 #[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
