@@ -192,6 +192,42 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether the op's only effects are on the core's own registers, plus
+    /// loads: no store, no special-register write, nothing that reaches
+    /// the machine (what the deadlock look ahead may run).
+    pub fn touches_only_registers_and_loads(self) -> bool {
+        use Kind::*;
+        !matches!(
+            self,
+            S8i | S16i
+                | S32i
+                | S32c1i
+                | S32e
+                | Ssi
+                | Ssiu
+                | Ssip
+                | Ssx
+                | Ssxu
+                | Ssxp
+                | Wsr
+                | Xsr
+                | Wur
+                | Rsil
+                | Rfe
+                | Rfde
+                | Rfi
+                | Rfwo
+                | Rfwu
+                | Break
+                | Ill
+                | Simcall
+                | Syscall
+                | Waiti
+                | Unsupported
+                | Undecodable
+        )
+    }
+
     /// The conditional branches: on two registers, a register and an
     /// immediate, a register and zero, or a boolean.
     pub fn is_conditional_branch(self) -> bool {

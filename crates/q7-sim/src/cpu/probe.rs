@@ -10,7 +10,7 @@
 //! The copy executes one instruction at a time (one-op blocks decoded on the
 //! side, so the core's block cache and the marks of decoded code stay as
 //! they were), and gives up at the first op that could write memory or
-//! reach the outside (stores, `simcall`, exceptions, special-register
+//! reach the outside (`Kind::touches_only_registers_and_loads`: stores, `simcall`, exceptions, special-register
 //! writes), or after `max_steps`.
 
 use std::collections::hash_map::{Entry, HashMap};
@@ -18,7 +18,6 @@ use std::collections::hash_map::{Entry, HashMap};
 use crate::block::{build_one, Block, Fetcher};
 use crate::cpu::{Core, Cpu};
 use crate::mem::Memory;
-use crate::uop::Kind;
 
 impl Core {
     /// True when this core, from its current state, comes back to that
@@ -45,7 +44,7 @@ impl Cpu {
                     }
                 }
             };
-            if !block.ops.iter().all(|op| stays_inside(op.kind)) {
+            if !block.ops.iter().all(|op| op.kind.touches_only_registers_and_loads()) {
                 return false;
             }
             let exceptions = copy.exceptions;
@@ -135,39 +134,4 @@ impl Cpu {
         }
         file
     }
-}
-
-/// Ops whose only effects are on the core's own registers (loads read
-/// memory, which is the point). Anything else ends the look ahead.
-fn stays_inside(kind: Kind) -> bool {
-    use Kind::*;
-    !matches!(
-        kind,
-        S8i | S16i
-            | S32i
-            | S32c1i
-            | S32e
-            | Ssi
-            | Ssiu
-            | Ssip
-            | Ssx
-            | Ssxu
-            | Ssxp
-            | Wsr
-            | Xsr
-            | Wur
-            | Rsil
-            | Rfe
-            | Rfde
-            | Rfi
-            | Rfwo
-            | Rfwu
-            | Break
-            | Ill
-            | Simcall
-            | Syscall
-            | Waiti
-            | Unsupported
-            | Undecodable
-    )
 }
