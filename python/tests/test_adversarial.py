@@ -271,7 +271,7 @@ def test_no_address_crosses_into_the_extension(test_ops):
         compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.data_ptr(), 16)], "float32", [4], 10**9)
     with pytest.raises(ValueError, match=r"^tensor `_0`: 12 bytes for shape \[4\] of float32$"):
         compute.run("copy_bytes", [("tensor", "_0", "float32", [4], bytes(12))], "float32", [4], 10**9)
-    output = compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.numpy().tobytes())], "float32", [4], 10**9)[0]
+    output = compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.numpy().tobytes())], "float32", [4], 10**9)["output"]
     assert type(output) is bytearray and output == x.numpy().tobytes()
 
 
@@ -350,3 +350,4 @@ with q7.profile() if {profiled} else contextlib.nullcontext():
     assert re.fullmatch(r"KeyboardInterrupt after \d+\.\d\d s\n", out), (out, err[-2000:])
     assert float(out.split()[2]) >= 1.0  # interrupted while running, not before
     assert latency < 5.0, f"{latency:.2f} s from SIGINT to exit (asked: within 1 s)"
+
