@@ -70,10 +70,14 @@ def _check_namespaces(contents, origin, namespaces):
 
 
 def _load_shape_library(path, contents, origin, namespaces=()):
-    """Loads a shape library once per process; returns the path in use."""
+    """Loads a shape library once per process; returns the path in use.
+    What torch's loader would abort the process on is refused first: a
+    namespace taken here (read from the bytes), and anything else a child
+    process loading the library alone dies of."""
     digest = hashlib.sha256(contents).hexdigest()
     if digest not in _LOADED_SHAPES:
         wanted = _check_namespaces(contents, origin, namespaces)
+        _shape.probe(path, digest, origin)
         torch.ops.load_library(path)
         _LOADED_SHAPES[digest] = (path, origin)
         for ns in wanted:
@@ -263,6 +267,8 @@ def _read_metadata(path, members):
     sources = metadata.setdefault("compute_sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         raise ValueError(f"{path}: {METADATA}: compute_sources is not a list of paths")
+    if not isinstance(metadata.get("torch_version", ""), str):
+        raise ValueError(f"{path}: {METADATA}: torch_version is not a string")
     return metadata
 
 
@@ -281,6 +287,15 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
             raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
     members = dict(listed)
     metadata = _read_metadata(path, members)
+    # A shape library of another torch kills the interpreter as torch
+    # loads it (or fails on a missing symbol): compare first.
+    built = metadata.get("torch_version")
+    if built is not None and built != torch.__version__:
+        raise RuntimeError(
+            f"{path}: built against torch {built}, but this Python has torch {torch.__version__}; "
+            "rebuild it under this torch with custom_op.load (a shape library works with the torch it was built against only)"
+        )
+
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
     shape_bytes = members[metadata["shape_library"]]
