@@ -6,17 +6,27 @@ and makes `torch.ops.<ns>.<op>` run the compute function in q7's simulator.
 `python -m q7.neuronx SCRIPT` runs an unmodified Neuron script that way.
 """
 
-from q7._q7 import BuildError, SimulationError
+from q7._errors import (
+    BuildError,
+    ConsoleOutputWarning,
+    Frame,
+    ShapeFunctionError,
+    SimulationError,
+    UnwrittenOutputWarning,
+)
 
 from q7 import custom_op
-from q7._runtime import ConsoleOutputWarning, UnwrittenOutputWarning, profile, stats
+from q7._runtime import options, profile, stats
 
 __all__ = [
     "BuildError",
     "ConsoleOutputWarning",
+    "Frame",
+    "ShapeFunctionError",
     "SimulationError",
     "UnwrittenOutputWarning",
     "custom_op",
+    "options",
     "profile",
     "stats",
 ]

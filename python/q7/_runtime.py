@@ -8,6 +8,8 @@ the caller does to the tensor meanwhile reaches the run) and returns a tensor
 over the `bytearray` of output bytes the simulator handed back.
 """
 
+import contextlib
+import contextvars
 import json
 import sys
 import time
@@ -16,6 +18,14 @@ import warnings
 import torch
 
 from q7 import _q7
+from q7._errors import (
+    ConsoleOutputWarning,
+    Frame,
+    ShapeFunctionError,
+    SimulationError,
+    UnwrittenOutputWarning,
+    for_caller,
+)
 
 # The element types the device SDK knows (c10::ScalarType names).
 SUPPORTED_DTYPES = {
@@ -28,13 +38,6 @@ SUPPORTED_DTYPES = {
     torch.uint8: "uint8",
 }
 
-class UnwrittenOutputWarning(UserWarning):
-    """Some output elements were written by no core (they stay zero)."""
-
-
-class ConsoleOutputWarning(UserWarning):
-    """The cores printed more than q7 keeps: the rest of their console output was dropped."""
-
 
 def _dropped_note(dropped):
     return f"{dropped} bytes of the cores' console output were dropped (more than q7 keeps per call)"
@@ -42,6 +45,49 @@ def _dropped_note(dropped):
 
 # Instruction budget per call over all cores (a runaway op stops here).
 MAX_INSTRUCTIONS = 20_000_000_000
+
+# The options of a call, as `q7 run` has them: q7's checks (--no-checks),
+# the SDK's (--no-sdk-checks), --strict, --max-insns.
+DEFAULT_OPTIONS = {"checks": True, "no_sdk_checks": False, "strict": False, "max_instructions": MAX_INSTRUCTIONS}
+
+# What the innermost `q7.options(...)` block of this thread or task sets.
+_OVERRIDES = contextvars.ContextVar("q7_options", default={})
+
+
+def check_options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None):
+    """The options given (not None), checked: a dict of DEFAULT_OPTIONS' keys."""
+    given = {}
+    for name, value in (("checks", checks), ("no_sdk_checks", no_sdk_checks), ("strict", strict)):
+        if value is not None:
+            if not isinstance(value, bool):
+                raise TypeError(f"q7 option {name} is True or False, not {value!r}")
+            given[name] = value
+    if max_instructions is not None:
+        if isinstance(max_instructions, bool) or not isinstance(max_instructions, int) or not 0 < max_instructions < 2**64:
+            raise ValueError(f"q7 option max_instructions is a positive whole number, not {max_instructions!r}")
+        given["max_instructions"] = max_instructions
+    return given
+
+
+@contextlib.contextmanager
+def options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None):
+    """`with q7.options(...):` runs the q7 op calls inside the block with
+    these options (those not given keep what load/load_library set):
+
+    * `checks`: q7's checks (stray stores, races, reads of unwritten
+      output); False runs without them (`q7 run --no-checks`);
+    * `no_sdk_checks`: True turns the SDK's own runtime checks off (TCM copy
+      ranges, accessor dtype and rank), as on hardware;
+    * `strict`: True makes output elements no core wrote an error, not an
+      `UnwrittenOutputWarning`;
+    * `max_instructions`: the instruction budget of a call over all cores.
+    """
+    given = check_options(checks, no_sdk_checks, strict, max_instructions)
+    token = _OVERRIDES.set({**_OVERRIDES.get(), **given})
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
 
 
 class OpStats:
@@ -137,13 +183,19 @@ def profile():
 
 
 class BoundOp:
-    """One op ("ns::op") bound to its compute function in a loaded compute library."""
+    """One op ("ns::op") bound to its compute function in a loaded compute
+    library, with the options load or load_library gave it and the compute
+    sources' paths by file name (to name a frame's file whole)."""
 
-    def __init__(self, qualified, compute_fn, compute, shape_op):
+    def __init__(self, qualified, compute_fn, compute, shape_op, options=None, sources=()):
         self.qualified = qualified
         self.compute_fn = compute_fn
         self.compute = compute
         self.shape_op = shape_op
+        self.options = {**DEFAULT_OPTIONS, **(options or {})}
+        self.sources = {}
+        for path in sources:
+            self.sources.setdefault(path.rsplit("/", 1)[-1], []).append(path)
         schema = torch._C._get_schema(qualified, "")
         self.arguments = [(a.name, str(a.type)) for a in schema.arguments]
         self.stats = _STATS.setdefault(qualified, OpStats())
@@ -154,29 +206,13 @@ class BoundOp:
 
     def _marshal(self, args):
         if len(args) != len(self.arguments):
-            raise TypeError(f"{self._where()}: {len(args)} arguments given, the schema takes {len(self.arguments)}")
+            raise for_caller(
+                TypeError(f"{self._where()}: {len(args)} arguments given, the schema takes {len(self.arguments)}")
+            )
         packed = []
         for value, (name, kind) in zip(args, self.arguments):
             if kind == "Tensor":
-                if not isinstance(value, torch.Tensor):
-                    got = "None" if value is None else type(value).__name__
-                    raise TypeError(f"{self._where()}: argument {name} must be a Tensor, got {got}")
-                if value.device.type != "cpu":
-                    raise TypeError(
-                        f"{self._where()}: argument {name} is on {value.device}; q7 runs ops on CPU tensors (use .cpu())"
-                    )
-                if value.layout != torch.strided:
-                    raise TypeError(
-                        f"{self._where()}: argument {name} is a {value.layout} tensor; the device reads dense "
-                        "tensors (use .to_dense())"
-                    )
-                dtype = SUPPORTED_DTYPES.get(value.dtype)
-                if dtype is None:
-                    known = ", ".join(SUPPORTED_DTYPES.values())
-                    raise TypeError(f"{self._where()}: argument {name} has dtype {value.dtype}; the device takes {known}")
-                value = value.detach().resolve_neg().contiguous()
-                data = value.reshape(-1).view(torch.uint8).numpy().tobytes()
-                packed.append(("tensor", name, dtype, list(value.shape), data))
+                packed.append(self._tensor(name, value))
             elif kind == "float":
                 packed.append(("double", float(value)))
             elif kind == "int":
@@ -184,48 +220,172 @@ class BoundOp:
             elif kind in ("Scalar", "number"):
                 packed.append(("scalar", float(value)))
             else:
-                raise TypeError(f"{self._where()}: argument {name} of type {kind} cannot cross to the device")
+                raise for_caller(TypeError(f"{self._where()}: argument {name} of type {kind} cannot cross to the device"))
         return packed
+
+    def _tensor(self, name, value):
+        def refuse(why):
+            return for_caller(TypeError(f"{self._where()}: argument {name} {why}"))
+
+        if not isinstance(value, torch.Tensor):
+            raise refuse(f"must be a Tensor, got {'None' if value is None else type(value).__name__}")
+        if value.device.type != "cpu":
+            raise refuse(f"is on {value.device}; q7 runs ops on CPU tensors (use .cpu())")
+        if value.layout != torch.strided:
+            raise refuse(f"is a {value.layout} tensor; the device reads dense tensors (use .to_dense())")
+        dtype = SUPPORTED_DTYPES.get(value.dtype)
+        if dtype is None:
+            raise refuse(f"has dtype {value.dtype}; the device takes {', '.join(SUPPORTED_DTYPES.values())}")
+        value = value.detach().resolve_neg().contiguous()
+        data = value.reshape(-1).view(torch.uint8).numpy().tobytes()
+        return ("tensor", name, dtype, list(value.shape), data)
+
+    def _shape(self, args):
+        """The shape function's tensor for `args` (its shape and dtype are the destination's)."""
+        try:
+            return self.shape_op(*args)
+        except Exception as e:
+            e.__traceback__ = None  # raised in C++ under q7's call: no Python frame of the author's
+            said = (str(e).strip().splitlines() or [""])[0]
+            raise for_caller(
+                ShapeFunctionError(
+                    f"{self._where()}: the op's shape function (registered for it by NEURON_LIBRARY) raised "
+                    f"{type(e).__name__}: {said}"
+                )
+            ) from e
 
     def __call__(self, *args):
         started = time.perf_counter()
         packed = self._marshal(args)
-        meta = self.shape_op(*args)
+        meta = self._shape(args)
         out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
         if out_dtype is None:
-            raise TypeError(
-                f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take"
+            raise for_caller(
+                TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
             )
-        try:
-            output, stdout, stderr, insns, simulated, unwritten, profiled, dropped = self.compute.run(
-                self.compute_fn, packed, out_dtype, list(meta.shape), MAX_INSTRUCTIONS, bool(_PROFILERS)
-            )
-        except _q7.SimulationError as e:
-            message, stdout, stderr, dropped = e.args
-            _echo(stdout, stderr)
-            # A runtime check's own words (q7_fail, abort) are on the core's stderr.
-            said = stderr.decode("utf-8", "replace").strip()
-            if said:
-                message += "\n" + "\n".join(said.splitlines()[-5:])
-            if dropped:
-                message += f"\n({_dropped_note(dropped)})"
-            raise _q7.SimulationError(f"{self._where()}: {message}") from None
+        opts = {**self.options, **_OVERRIDES.get()}
+        result = self.compute.run(
+            self.compute_fn,
+            packed,
+            out_dtype,
+            list(meta.shape),
+            opts["max_instructions"],
+            bool(_PROFILERS),
+            checks=opts["checks"],
+            sdk_checks=not opts["no_sdk_checks"],
+        )
+        stdout = result["stdout"].decode("utf-8", "replace")
+        stderr = result["stderr"].decode("utf-8", "replace")
+        dropped = result["console_dropped"]
+        failure = result["failure"]
+        if failure is None and result["unwritten"] and opts["strict"]:
+            failure = {"reason": result["unwritten"], "details": [], "core": None, "frames": [], "op_frame": None}
+        if failure is not None:
+            # The line the reason quotes is printed once: in the message.
+            _echo(stdout, _without_line(stderr, failure.get("quoted_line")))
+            raise self._error(failure, stdout, stderr, dropped)
         _echo(stdout, stderr)
         if dropped:
             warnings.warn(f"{self._where()}: {_dropped_note(dropped)}", ConsoleOutputWarning, stacklevel=2)
-        if unwritten:
-            warnings.warn(f"{self._where()}: {unwritten}", UnwrittenOutputWarning, stacklevel=2)
-        if profiled is not None:
-            record = {"op": self.qualified, "profile": json.loads(profiled)}
+        if result["unwritten"]:
+            warnings.warn(f"{self._where()}: {result['unwritten']}", UnwrittenOutputWarning, stacklevel=2)
+        if result["profile"] is not None:
+            record = {"op": self.qualified, "profile": json.loads(result["profile"])}
             for p in _PROFILERS:
                 p.calls.append(record)
-        out = _as_tensor(output, meta.dtype, meta.shape)
+        out = _as_tensor(result["output"], meta.dtype, meta.shape)
         s = self.stats
         s.calls += 1
-        s.instructions += insns
-        s.simulated_seconds += simulated
+        s.instructions += result["instructions"]
+        s.simulated_seconds += result["simulated_seconds"]
         s.total_seconds += time.perf_counter() - started
         return out
+
+    def _file(self, name):
+        """A frame's file (DWARF keeps the name): the compute source of that name, when one is."""
+        paths = self.sources.get(name, [])
+        return paths[0] if len(paths) == 1 else name
+
+    def _error(self, failure, stdout, stderr, dropped):
+        """The SimulationError of a failed run: the reason, then the op, then the rest."""
+        frames = [
+            Frame(function, None if file is None else self._file(file), line, pc, offset, in_sdk)
+            for function, offset, file, line, pc, in_sdk in failure["frames"]
+        ]
+        at = failure["op_frame"]
+        lines = [failure["reason"], f"op {self._where()}"] + list(failure["details"])
+        if dropped:
+            lines.append(f"({_dropped_note(dropped)})")
+        error = SimulationError(
+            "\n".join(lines),
+            reason=failure["reason"],
+            op=self.qualified,
+            compute_function=self.compute_fn,
+            cores=self.compute.cores,
+            core=failure["core"],
+            frames=frames,
+            op_frame=None if at is None else frames[at],
+            stdout=stdout,
+            stderr=stderr,
+        )
+        note = _stack_note(frames, at, failure["core"])
+        if note is not None:
+            if hasattr(error, "add_note"):
+                error.add_note(note)
+            else:  # before Python 3.11, tracebacks print no notes
+                error.args = (f"{error.args[0]}\n{note}",)
+        return for_caller(error)
+
+
+def _stack_note(frames, at, core):
+    """The op's part of a simulated call stack (innermost first) as a
+    traceback lists it: most recent call last, from the op's outermost
+    frame to `at`, the SDK frames inside it folded into one line. None
+    without an op frame."""
+    if at is None:
+        return None
+    if frames[at].file is None:
+        return f"simulated core {core}: in {frames[at]} (build with extra_cflags=['-g'] for the op's source lines)"
+    own = []
+    for f in frames[at:]:
+        if f.in_sdk:
+            break  # the wrapper that called the op
+        own.append(f)
+    lines = [f"simulated call stack of core {core} (most recent call last):"]
+    for f in reversed(own):
+        if f.file is None:
+            lines.append(f"  in {f}")
+        else:
+            lines.append(f'  File "{f.file}", line {f.line}, in {f.function}')
+    inner = [_short(f.function) if f.function else f"{f.pc:#010x}" for f in frames[:at]]
+    if inner:
+        lines.append(f"  in q7's SDK: {' -> '.join(reversed(inner))}")
+    return "\n".join(lines)
+
+
+def _short(function):
+    """A demangled name without its parameter list ("at::f(int) const" -> "at::f")."""
+    depth = 0
+    for i in range(len(function) - 1, -1, -1):
+        if function[i] == ")":
+            depth += 1
+        elif function[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return function[:i]
+    return function
+
+
+def _without_line(text, line):
+    """`text` without the last line that is `line` (None: `text`)."""
+    if not line:
+        return text
+    lines = text.splitlines(keepends=True)
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].rstrip("\n") == line:
+            del lines[i]
+            break
+    return "".join(lines)
 
 
 def _as_tensor(output, dtype, shape):
@@ -239,9 +399,9 @@ def _as_tensor(output, dtype, shape):
 def _echo(stdout, stderr):
     """The cores' console output (already prefixed with the core id)."""
     if stdout:
-        sys.stdout.write(stdout.decode("utf-8", "replace"))
+        sys.stdout.write(stdout)
     if stderr:
-        sys.stderr.write(stderr.decode("utf-8", "replace"))
+        sys.stderr.write(stderr)
 
 
 # Per namespace, the torch.library.Library that holds q7's CPU kernels, and
@@ -261,9 +421,11 @@ def bind(ns, op, bound):
         if library is None:
             library = _LIBRARIES[ns] = torch.library.Library(ns, "IMPL")
 
-        def kernel(*args):
+        def call(*args):
             return _BOUND[qualified](*args)
 
+        # Native: an error for the caller leaves without q7's frames.
+        kernel = _q7.Kernel(call)
         library.impl(op, kernel, "CPU")
         # Every other dispatch key (meta, sparse, an undefined tensor for
         # None) ran the shape function, which answers with an empty tensor:

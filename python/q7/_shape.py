@@ -11,6 +11,8 @@ needs Q7_CACHE_DIR pointed elsewhere or the cache entry removed.
 cpp_extension.load also loads what it built, and torch aborts the process
 when a second library registers a namespace, so the build runs in a child
 interpreter: q7 checks the namespaces before this process loads anything.
+A library's first load is tried in a child too (`probe`): torch's loader
+turns every C++ exception of a registration into an abort.
 """
 
 import collections
@@ -19,6 +21,8 @@ import json
 import os
 import subprocess
 import sys
+
+from q7 import _archive
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
@@ -123,3 +127,56 @@ def _run_builder(spec, sources, log):
     if status != 0:
         said = "\n".join(tail).strip()
         raise RuntimeError(f"{', '.join(sources)}: the shape sources do not build (torch.utils.cpp_extension)\n{said}")
+
+
+# The child of `probe`: torch's own loader, alone in a process.
+_PROBE = """
+import sys, torch
+torch.ops.load_library(sys.argv[1])
+"""
+
+
+def probe(library, digest, origin):
+    """Loads the shape library at `library` in a child interpreter, unless
+    a child did for this library (`digest`) and torch before: torch's
+    loader aborts the process on a C++ exception in a registration (an op
+    defined twice, a schema it cannot parse, a library of another
+    libtorch's ABI). Raises RuntimeError with the child's reason, naming
+    `origin`; this process has loaded nothing."""
+    import torch
+
+    marker = f"{library}.q7-loads"
+    stamp = f"{digest} torch {torch.__version__}\n".encode()
+    try:
+        with open(marker, "rb") as f:
+            if f.read() == stamp:
+                return
+    except OSError:
+        pass
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, library],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{origin}: torch cannot load this shape library: {_reason(done)} "
+            "(found by loading it in a child process; this one loaded nothing)"
+        )
+    try:
+        _archive.write_atomic(marker, stamp)
+    except OSError:
+        pass  # the next load tries it again
+
+
+def _reason(done):
+    """One line from a failed child: the C++ exception's what(), else its last line of output."""
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("what():"):
+            return line[len("what():") :].strip()
+    if lines:
+        return lines[-1]
+    return f"the child process ended with status {done.returncode}"

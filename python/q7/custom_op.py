@@ -70,10 +70,14 @@ def _check_namespaces(contents, origin, namespaces):
 
 
 def _load_shape_library(path, contents, origin, namespaces=()):
-    """Loads a shape library once per process; returns the path in use."""
+    """Loads a shape library once per process; returns the path in use.
+    What torch's loader would abort the process on is refused first: a
+    namespace taken here (read from the bytes), and anything else a child
+    process loading the library alone dies of."""
     digest = hashlib.sha256(contents).hexdigest()
     if digest not in _LOADED_SHAPES:
         wanted = _check_namespaces(contents, origin, namespaces)
+        _shape.probe(path, digest, origin)
         torch.ops.load_library(path)
         _LOADED_SHAPES[digest] = (path, origin)
         for ns in wanted:
@@ -107,14 +111,14 @@ def _device_schema(qualified):
     return re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
 
 
-def _bind_all(ops, compute):
+def _bind_all(ops, compute, options, sources):
     for qualified, compute_fn in ops:
         ns, op = qualified.split("::", 1)
         shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
-        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape_op))
+        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape_op, options, sources))
 
 
-def _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain):
+def _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain, sources):
     """lib<name>.so: the shape library, the compute images, metadata.json."""
     shape_member = f"lib{name}_shape.so"
     metadata = {
@@ -127,6 +131,7 @@ def _write_archive(name, build_directory, shape_library, libraries, images, ops,
         "torch_version": torch.__version__,
         "shape_library": shape_member,
         "compute_libraries": [os.path.basename(p) for p in libraries],
+        "compute_sources": sources,
         "ops": [
             {
                 "name": qualified,
@@ -156,8 +161,20 @@ def load(
     build_directory=None,
     multicore=False,
     verbose=False,
+    *,
+    checks=True,
+    no_sdk_checks=False,
+    strict=False,
+    max_instructions=None,
 ):
-    """Builds op `name` and registers its ops; returns the path of lib<name>.so."""
+    """Builds op `name` and registers its ops; returns the path of lib<name>.so.
+
+    The keywords after `verbose` are q7's, the options its calls run with
+    (`q7.options` overrides them for a block): `checks` (q7's stray-store,
+    race and unwritten-read checks), `no_sdk_checks` (turns the SDK's
+    runtime checks off, as on hardware), `strict` (output elements no core
+    wrote are an error), `max_instructions` (the budget of a call)."""
+    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     log = _log_to_stdout if verbose else None
     if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
         raise TypeError("compute_srcs and shape_srcs are lists of source files")
@@ -184,11 +201,12 @@ def load(
             log(f"q7: op {schema}, compute function {compute_fn}")
 
     compute_name = f"lib{name}customop"
+    sources = [os.path.abspath(s) for s in compute_srcs]
     libraries, toolchain = _q7.build(
         compute_name,
         functions,
         schemas,
-        [os.path.abspath(s) for s in compute_srcs],
+        sources,
         os.path.abspath(build_directory),
         [os.path.abspath(p) for p in extra_include_paths],
         list(extra_cflags),
@@ -200,11 +218,11 @@ def load(
     for path in libraries:
         with open(path, "rb") as f:
             images.append(f.read())
-    archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain)
+    archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain, sources)
     if log:
         log(f"q7: wrote {archive}")
 
-    _bind_all(ops, _q7.Compute(archive, images))
+    _bind_all(ops, _q7.Compute(archive, images), options, sources)
     return archive
 
 
@@ -245,6 +263,12 @@ def _read_metadata(path, members):
             raise ValueError(f"{path}: {METADATA}: op name {qualified!r} is not ns::op")
         if not isinstance(op.get("compute_function"), str) or not isinstance(op.get("index"), int):
             raise ValueError(f"{path}: {METADATA}: op {qualified} lacks compute_function or index")
+    # Only named in messages (a frame's file), never opened.
+    sources = metadata.setdefault("compute_sources", [])
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise ValueError(f"{path}: {METADATA}: compute_sources is not a list of paths")
+    if not isinstance(metadata.get("torch_version", ""), str):
+        raise ValueError(f"{path}: {METADATA}: torch_version is not a string")
     return metadata
 
 
@@ -253,14 +277,24 @@ def _read(path):
         return f.read()
 
 
-def load_library(path):
-    """Registers the ops of a lib<name>.so archive made by `load`."""
+def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_instructions=None):
+    """Registers the ops of a lib<name>.so archive made by `load`; the
+    keywords are the options of its calls, as for `load`."""
+    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     listed = _archive.read(path)
     for member, _ in listed:
         if not _archive.plain_name(member):
             raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
     members = dict(listed)
     metadata = _read_metadata(path, members)
+    # A shape library of another torch kills the interpreter as torch
+    # loads it (or fails on a missing symbol): compare first.
+    built = metadata.get("torch_version")
+    if built is not None and built != torch.__version__:
+        raise RuntimeError(
+            f"{path}: built against torch {built}, but this Python has torch {torch.__version__}; "
+            "rebuild it under this torch with custom_op.load (a shape library works with the torch it was built against only)"
+        )
 
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
@@ -276,7 +310,7 @@ def load_library(path):
             _archive.write_atomic(shape_library, shape_bytes)
     shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
-    _bind_all(ops, compute)
+    _bind_all(ops, compute, options, metadata["compute_sources"])
 
 
 __all__ = ["load", "load_library"]

@@ -3,7 +3,8 @@
 When the real `torch_neuronx` is not installed, `torch_neuronx.xla_impl.custom_op`
 resolves to `q7.custom_op` for the script, so `from torch_neuronx.xla_impl import
 custom_op` works unmodified. Anything else of torch_neuronx the script touches
-raises an error that says q7 does not provide it.
+raises an error that says q7 does not provide it. The ops run on CPU tensors:
+`import torch_xla` raises an ImportError that says how to adapt the script.
 """
 
 import importlib.util
@@ -41,6 +42,24 @@ class _Missing_submodules:
         return None
 
 
+NO_XLA = (
+    "torch_xla is not available under q7.neuronx: q7 runs Neuron custom ops on CPU tensors in its "
+    "simulator, with no XLA device. Adapt the script to the CPU: torch.device('cpu') for xm.xla_device() "
+    "(and .to(device) as before), optimizer.step() for xm.optimizer_step(optimizer), no xm.mark_step(), "
+    "torch.save for xm.save (docs/PYTORCH.md: the vendor's training sample on CPU)"
+)
+
+
+class _No_xla:
+    """Meta-path finder: torch_xla and its submodules fail with q7's advice."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname == "torch_xla" or fullname.startswith("torch_xla."):
+            raise ModuleNotFoundError(NO_XLA, name=fullname)
+        return None
+
+
 def install():
     """Puts q7's stand-in torch_neuronx in sys.modules, unless the real one exists."""
     if "torch_neuronx" in sys.modules or importlib.util.find_spec("torch_neuronx") is not None:
@@ -57,6 +76,8 @@ def install():
     sys.modules["torch_neuronx.xla_impl"] = xla_impl
     sys.modules[PROVIDED] = custom_op
     sys.meta_path.insert(0, _Missing_submodules)
+    if "torch_xla" not in sys.modules and importlib.util.find_spec("torch_xla") is None:
+        sys.meta_path.insert(0, _No_xla)
     return True
 
 

@@ -71,6 +71,26 @@ def test_ops_8(test_ops_archives):
 
 
 @pytest.fixture(scope="session")
+def findings_archive(tmp_path_factory):
+    """python/tests/ops/findings.cpp (planted bugs) built with -g, single core."""
+    ops = os.path.join(os.path.dirname(__file__), "ops")
+    return custom_op.load(
+        name="q7_findings",
+        compute_srcs=[os.path.join(ops, "findings.cpp")],
+        shape_srcs=[os.path.join(ops, "findings_shape.cpp")],
+        extra_cflags=["-g"],
+        build_directory=str(tmp_path_factory.mktemp("findings")),
+    )
+
+
+@pytest.fixture
+def findings(findings_archive):
+    """torch.ops.q7_findings bound with the default options; returns the archive."""
+    custom_op.load_library(findings_archive)
+    return findings_archive
+
+
+@pytest.fixture(scope="session")
 def tcm_relu_builds(tmp_path_factory):
     """examples/torch_mlp_multicore's relu built single-core and 8-core; returns
     a function that binds one of them ("single" or "multicore") to torch.ops.my_tcm_ops."""

@@ -271,7 +271,7 @@ def test_no_address_crosses_into_the_extension(test_ops):
         compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.data_ptr(), 16)], "float32", [4], 10**9)
     with pytest.raises(ValueError, match=r"^tensor `_0`: 12 bytes for shape \[4\] of float32$"):
         compute.run("copy_bytes", [("tensor", "_0", "float32", [4], bytes(12))], "float32", [4], 10**9)
-    output = compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.numpy().tobytes())], "float32", [4], 10**9)[0]
+    output = compute.run("copy_bytes", [("tensor", "_0", "float32", [4], x.numpy().tobytes())], "float32", [4], 10**9)["output"]
     assert type(output) is bytearray and output == x.numpy().tobytes()
 
 
@@ -350,3 +350,43 @@ with q7.profile() if {profiled} else contextlib.nullcontext():
     assert re.fullmatch(r"KeyboardInterrupt after \d+\.\d\d s\n", out), (out, err[-2000:])
     assert float(out.split()[2]) >= 1.0  # interrupted while running, not before
     assert latency < 5.0, f"{latency:.2f} s from SIGINT to exit (asked: within 1 s)"
+
+
+def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
+    members = _archive.read(test_ops_archives["single"])
+    metadata = json.loads(dict(members)["metadata.json"])
+    metadata["torch_version"] = "2.15.0"
+    other = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(other, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    with pytest.raises(RuntimeError) as caught:
+        custom_op.load_library(other)
+    assert str(caught.value) == (
+        f"{other}: built against torch 2.15.0, but this Python has torch {torch.__version__}; rebuild it under "
+        "this torch with custom_op.load (a shape library works with the torch it was built against only)"
+    )
+
+
+def test_a_shape_library_torch_would_abort_on_is_refused_and_the_process_lives_on(tmp_path):
+    # Two ops of one name: torch's registration throws a C++ exception
+    # inside dlopen, which ends the process (std::terminate).
+    shape = tmp_path / "twice.cpp"
+    with open(os.path.join(OPS, "shape.cpp")) as f:
+        text = f.read().replace("NEURON_LIBRARY(q7_test_ops,", "NEURON_LIBRARY(q7_twice,")
+    shape.write_text(text.replace('  m.def("affine"', '  m.def("copy_bytes", &same_as_input, "copy_bytes");\n  m.def("affine"'))
+    script = f"""
+from q7 import custom_op
+try:
+    custom_op.load(name="twice", compute_srcs=[{os.path.join(OPS, "ops.cpp")!r}], shape_srcs=[{str(shape)!r}],
+                   build_directory={str(tmp_path / "b")!r})
+except RuntimeError as e:
+    print(e)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = done.stdout.strip()
+    assert re.fullmatch(
+        r".*/twice_shape_[0-9a-f]+\.so \(built from .*twice\.cpp\): torch cannot load this shape library: "
+        r"Tried to register an operator \(q7_twice::copy_bytes\(Tensor _0\) -> Tensor _0\) with the same name and overload name multiple times\..* "
+        r"\(found by loading it in a child process; this one loaded nothing\)",
+        said,
+    ), said

@@ -99,3 +99,14 @@ def test_unmodified_script_importing_other_torch_neuronx_modules_fails_clearly(t
     result = subprocess.run([sys.executable, "-m", "q7.neuronx", str(script)], capture_output=True, text=True)
     assert result.returncode != 0
     assert "ModuleNotFoundError: torch_neuronx.distributed is not provided by q7" in result.stderr
+
+
+def test_importing_torch_xla_under_q7_neuronx_says_how_to_run_on_cpu(tmp_path):
+    from q7 import neuronx
+
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nimport torch_xla.core.xla_model as xm\ndevice = xm.xla_device()\n")
+    result = subprocess.run([sys.executable, "-m", "q7.neuronx", str(script)], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stderr.splitlines()[-1] == f"ModuleNotFoundError: {neuronx.NO_XLA}"
+    assert "CPU tensors" in neuronx.NO_XLA and "torch.device('cpu') for xm.xla_device()" in neuronx.NO_XLA

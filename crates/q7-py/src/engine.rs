@@ -13,7 +13,10 @@ use q7_build::driver::{self, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
 use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
-use q7_sim::op::{ArgValue, Destination, OpError, OpImage, OpLibrary, OpOptions, TensorArg};
+use q7_sim::op::{
+    in_sdk, op_frame, ArgValue, CodeLocation, Destination, Failure as RunFailure, OpError, OpImage, OpLibrary,
+    OpOptions, OpReport, TensorArg,
+};
 use q7_target::memmap::Window;
 use q7_target::DType;
 
@@ -135,12 +138,149 @@ pub struct RunInfo {
     pub profile: Option<String>,
 }
 
+/// The checks and limits of a call (the CLI's --no-checks, --no-sdk-checks
+/// and --max-insns; --strict is the Python side's to judge).
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// q7's stray-store, race and unwritten-read checks.
+    pub checks: bool,
+    /// The SDK's own runtime checks (TCM copy ranges, accessor dtype and rank).
+    pub sdk_checks: bool,
+    /// Instruction budget over all cores.
+    pub max_insns: u64,
+    /// Take the profiling path and return `q7 profile`'s report.
+    pub profile: bool,
+}
+
+/// One frame of a simulated call stack.
+pub struct Frame {
+    pub pc: u32,
+    pub function: Option<(String, u32)>,
+    pub source: Option<(String, u32)>,
+    /// q7's SDK or the generated wrapper, not the op's own code.
+    pub in_sdk: bool,
+}
+
+impl From<&CodeLocation> for Frame {
+    fn from(at: &CodeLocation) -> Frame {
+        Frame { pc: at.pc, function: at.function.clone(), source: at.source.clone(), in_sdk: in_sdk(at) }
+    }
+}
+
 /// Why a run failed: the machine's findings, or a launch problem.
 pub struct Failure {
-    pub message: String,
+    /// One line, the first problem in the author's terms: the first
+    /// finding, a failed runtime check's own message, a fault.
+    pub reason: String,
+    /// Further lines: how the run ended, further findings, their count.
+    pub details: Vec<String>,
+    /// The core the reason is about, when it is one core's.
+    pub core: Option<usize>,
+    /// The simulated call stack of the reason, innermost first.
+    pub frames: Vec<Frame>,
+    /// Which of `frames` is the op's own (see `q7_sim::op::op_frame`).
+    pub op_frame: Option<usize>,
+    /// The stderr line (without its newline) the reason quotes, so that
+    /// the console does not show it a second time.
+    pub quoted_line: Option<String>,
     pub stdout: String,
     pub stderr: String,
     pub console_dropped: u64,
+}
+
+impl Failure {
+    fn new(reason: String) -> Failure {
+        Failure {
+            reason,
+            details: Vec::new(),
+            core: None,
+            frames: Vec::new(),
+            op_frame: None,
+            quoted_line: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            console_dropped: 0,
+        }
+    }
+
+    fn launch(e: OpError) -> Box<Failure> {
+        Box::new(Failure::new(e.to_string()))
+    }
+
+    /// The report's first problem as the reason, the rest as details.
+    fn of_report(report: &OpReport) -> Option<Failure> {
+        let mut failure = Failure {
+            stdout: report.stdout.clone(),
+            stderr: report.stderr.clone(),
+            console_dropped: report.console_dropped,
+            ..Failure::new(String::new())
+        };
+        let mut rest: Vec<String> = Vec::new();
+        let mut findings = report.findings.iter();
+        // Findings come before any failure (a failure ends the run), so
+        // the first one is the earliest problem.
+        if let Some(first) = findings.next() {
+            failure.reason = first.to_string();
+            failure.core = Some(first.core);
+            failure.set_stack(&first.stack);
+            rest.extend(report.failure.iter().map(|f| f.to_string()));
+        } else if let Some(end) = &report.failure {
+            failure.explain(end, &report.stderr);
+        } else {
+            return None;
+        }
+        rest.extend(findings.map(|f| f.to_string()));
+        let counts = report.finding_counts;
+        if counts.total() as usize > report.findings.len() {
+            rest.push(format!("({} findings in all: {counts})", counts.total()));
+        }
+        failure.details.extend(rest);
+        Some(failure)
+    }
+
+    fn set_stack(&mut self, stack: &[CodeLocation]) {
+        self.frames = stack.iter().map(Frame::from).collect();
+        self.op_frame = op_frame(stack).and_then(|at| stack.iter().position(|f| std::ptr::eq(f, at)));
+    }
+
+    /// A run that ended badly with no finding: the reason in the op's own
+    /// terms where there are some (a failed runtime check prints them on
+    /// the core's stderr as "q7: ..." before it exits).
+    fn explain(&mut self, end: &RunFailure, stderr: &str) {
+        self.reason = end.to_string();
+        match end {
+            RunFailure::ExitStatus { core, stack, .. } => {
+                self.core = Some(*core);
+                self.set_stack(stack);
+                let place = self.op_frame.map(|i| format!(", in {}", stack[i])).unwrap_or_default();
+                let prefix = format!("[core {core}] q7: ");
+                match stderr.lines().rev().find(|l| l.starts_with(&prefix)) {
+                    Some(line) => {
+                        self.reason = format!("{}{place}", &line[prefix.len()..]);
+                        self.details.push(end.to_string());
+                        self.quoted_line = Some(line.to_string());
+                    }
+                    None => self.reason = format!("{end}{place}"),
+                }
+            }
+            RunFailure::Fault { core, location, callers, .. } => {
+                self.core = Some(*core);
+                let stack: Vec<CodeLocation> = location.iter().chain(callers).cloned().collect();
+                self.set_stack(&stack);
+            }
+            RunFailure::Budget { running, .. }
+            | RunFailure::Timeout { running, .. }
+            | RunFailure::Interrupted { running, .. }
+            | RunFailure::Deadlock { running, .. } => {
+                if let Some(first) = running.first() {
+                    self.core = Some(first.core);
+                    let stack: Vec<CodeLocation> =
+                        std::iter::once(&first.location).chain(&first.callers).cloned().collect();
+                    self.set_stack(&stack);
+                }
+            }
+        }
+    }
 }
 
 /// Runs compute function `function` of `loaded` on `inputs`; the
@@ -152,10 +292,9 @@ pub fn run(
     function: &str,
     inputs: &[Input<'_>],
     dst: (DType, Vec<usize>),
-    max_insns: u64,
-    profile: bool,
+    run: RunOptions,
     stop: impl Fn() -> bool + Send + Sync + 'static,
-) -> Result<RunInfo, Failure> {
+) -> Result<RunInfo, Box<Failure>> {
     let args: Vec<ArgValue<'_>> = inputs
         .iter()
         .map(|input| match input {
@@ -171,53 +310,41 @@ pub fn run(
     let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
     let options = OpOptions {
         limits: RunLimits {
-            max_insns,
+            max_insns: run.max_insns,
             wall: Duration::from_secs(3600),
             interrupt: Some(Interrupt::new(stop)),
             ..RunLimits::default()
         },
         dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
-        // Checks on (stray stores, races, unwritten reads, the SDK's own),
-        // output captured, not streamed: Python prints it.
+        checks: run.checks,
+        sdk_checks: run.sdk_checks,
+        // Output captured, not streamed: Python prints it.
         ..OpOptions::default()
     };
-    let launch_error = |e: OpError| Failure {
-        message: e.to_string(),
-        stdout: String::new(),
-        stderr: String::new(),
-        console_dropped: 0,
-    };
-    let session = loaded.library.prepare(function, &args, &options).map_err(launch_error)?;
+    let session = loaded.library.prepare(function, &args, &options).map_err(Failure::launch)?;
     let started = Instant::now();
-    let (mut report, profiled) = if profile {
-        let (report, profiled) = session.run_profiled().map_err(launch_error)?;
+    let (mut report, profiled) = if run.profile {
+        let (report, profiled) = session.run_profiled().map_err(Failure::launch)?;
         (report, serde_json::to_string(&profiled).ok())
     } else {
-        (session.run().map_err(launch_error)?, None)
+        (session.run().map_err(Failure::launch)?, None)
     };
     let simulated = started.elapsed();
     // Findings name the op's line: the deterministic run again, located.
     if !report.findings.is_empty() {
-        loaded.library.locate_findings(function, &args, &options, &mut report).map_err(launch_error)?;
+        loaded.library.locate_findings(function, &args, &options, &mut report).map_err(Failure::launch)?;
     }
-    let fail = |message: String| Failure {
-        message,
-        stdout: report.stdout.clone(),
-        stderr: report.stderr.clone(),
-        console_dropped: report.console_dropped,
+    if let Some(failure) = Failure::of_report(&report) {
+        return Err(Box::new(failure));
+    }
+    let fail = |reason: String| {
+        Box::new(Failure {
+            stdout: report.stdout.clone(),
+            stderr: report.stderr.clone(),
+            console_dropped: report.console_dropped,
+            ..Failure::new(reason)
+        })
     };
-    let mut problems: Vec<String> = Vec::new();
-    if let Some(failure) = &report.failure {
-        problems.push(failure.to_string());
-    }
-    problems.extend(report.findings.iter().map(|f| f.to_string()));
-    let counts = report.finding_counts;
-    if counts.total() as usize > report.findings.len() {
-        problems.push(format!("({} findings in all: {counts})", counts.total()));
-    }
-    if !problems.is_empty() {
-        return Err(fail(problems.join("\n")));
-    }
     let Some(output) = report.output.take() else {
         return Err(fail("the op produced no output tensor".into()));
     };

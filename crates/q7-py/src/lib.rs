@@ -13,13 +13,19 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError, PyPermissionError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple, PyType};
 
-create_exception!(_q7, SimulationError, PyException, "The simulator found a problem while running an op.");
-create_exception!(_q7, BuildError, PyException, "Building an op's compute sources failed.");
+/// `q7.BuildError(message)`: the class lives in python/q7/_errors.py, so
+/// that tracebacks name it `q7.BuildError`.
+fn build_error(py: Python<'_>, message: String) -> PyErr {
+    let class = py.import("q7._errors").and_then(|m| m.getattr("BuildError"));
+    match class.and_then(|c| c.downcast_into::<PyType>().map_err(PyErr::from)) {
+        Ok(class) => PyErr::from_type(class, message),
+        Err(e) => e,
+    }
+}
 
 /// build(name, functions, schemas, sources, build_dir, includes, cflags,
 /// multicore, log=None) -> (list of linked images, toolchain name).
@@ -59,7 +65,7 @@ fn build(
             });
         }
     };
-    py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(BuildError::new_err)
+    py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
 }
 
 /// private_dir(path): makes `path` (and missing parents) unless it exists:
@@ -108,12 +114,6 @@ impl SignalWatch {
     }
 }
 
-/// What `Compute.run` returns: (output bytearray, stdout, stderr,
-/// instructions, simulated seconds, note on unwritten output elements or
-/// None, profile JSON or None, console bytes dropped).
-type RunResult<'py> =
-    (Bound<'py, PyByteArray>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>, u64);
-
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
 struct Compute {
@@ -139,16 +139,26 @@ impl Compute {
         self.loaded.cores()
     }
 
-    /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False) -> (output,
-    /// stdout, stderr, instructions, simulated_seconds, unwritten_note,
-    /// profile_json, console_dropped); console_dropped counts console bytes
-    /// past what the machine keeps (not in stdout/stderr). `args`: ("tensor", name, dtype, shape, bytes) or
-    /// ("double" | "int" | "scalar", value). With `profile`, the run takes
-    /// the profiling path and returns `q7 profile`'s report as JSON. The
-    /// output is a new bytearray of the destination's dtype and shape. A
-    /// finding raises SimulationError(message, stdout, stderr, console_dropped).
+    /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False,
+    /// checks=True, sdk_checks=True) -> dict. `args`: ("tensor", name,
+    /// dtype, shape, bytes) or ("double" | "int" | "scalar", value). With
+    /// `profile`, the run takes the profiling path. `checks` are q7's
+    /// (stray stores and loads, races, unwritten reads), `sdk_checks` the SDK's own.
+    ///
+    /// The dict: `output` (a new bytearray of the destination's dtype and
+    /// shape, None when the run failed), `stdout`, `stderr` (bytes, lines
+    /// prefixed with the core), `console_dropped` (console bytes past what
+    /// the machine keeps), `instructions`, `simulated_seconds`, `unwritten`
+    /// (a note on output elements no core wrote, or None), `profile` (`q7
+    /// profile`'s report as JSON, or None), and `failure`: None, or a dict
+    /// of `reason` (one line), `details` (lines), `core`, `frames` (the
+    /// simulated call stack of the reason, innermost first, each (function,
+    /// offset, file, line, pc, in_sdk) with None for what is unknown; in_sdk:
+    /// the frame is q7's SDK or generated wrapper, not the op), `op_frame`
+    /// (the index of the op's own frame in `frames`, or None) and
+    /// `quoted_line` (the stderr line the reason quotes, or None).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false))]
+    #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false, checks = true, sdk_checks = true))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -158,7 +168,9 @@ impl Compute {
         dst_shape: Vec<usize>,
         max_insns: u64,
         profile: bool,
-    ) -> PyResult<RunResult<'py>> {
+        checks: bool,
+        sdk_checks: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let parsed = args.iter().map(args::parse).collect::<PyResult<Vec<_>>>()?;
         let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
         let dtype = engine::dtype_by_torch_name(&dst_dtype).ok_or_else(|| {
@@ -166,37 +178,94 @@ impl Compute {
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
             ))
         })?;
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile };
         let signals = SignalWatch::new();
         let stop = {
             let signals = signals.clone();
             move || signals.stop_requested()
         };
-        let outcome = py.allow_threads(|| {
-            engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), max_insns, profile, stop)
-        });
+        let outcome =
+            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), options, stop));
         if let Some(raised) = signals.take_error() {
             // KeyboardInterrupt (or whatever a signal handler raised) ends
             // the call, as it would have ended Python code.
             return Err(raised);
         }
+        let result = PyDict::new(py);
         match outcome {
-            Ok(info) => Ok((
-                PyByteArray::new(py, &info.output),
-                PyBytes::new(py, info.stdout.as_bytes()),
-                PyBytes::new(py, info.stderr.as_bytes()),
-                info.instructions,
-                info.simulated.as_secs_f64(),
-                info.unwritten,
-                info.profile,
-                info.console_dropped,
-            )),
-            Err(failure) => Err(SimulationError::new_err((
-                failure.message,
-                PyBytes::new(py, failure.stdout.as_bytes()).unbind(),
-                PyBytes::new(py, failure.stderr.as_bytes()).unbind(),
-                failure.console_dropped,
-            ))),
+            Ok(info) => {
+                result.set_item("output", PyByteArray::new(py, &info.output))?;
+                result.set_item("stdout", PyBytes::new(py, info.stdout.as_bytes()))?;
+                result.set_item("stderr", PyBytes::new(py, info.stderr.as_bytes()))?;
+                result.set_item("console_dropped", info.console_dropped)?;
+                result.set_item("instructions", info.instructions)?;
+                result.set_item("simulated_seconds", info.simulated.as_secs_f64())?;
+                result.set_item("unwritten", info.unwritten)?;
+                result.set_item("profile", info.profile)?;
+                result.set_item("failure", py.None())?;
+            }
+            Err(failure) => {
+                result.set_item("output", py.None())?;
+                result.set_item("stdout", PyBytes::new(py, failure.stdout.as_bytes()))?;
+                result.set_item("stderr", PyBytes::new(py, failure.stderr.as_bytes()))?;
+                result.set_item("console_dropped", failure.console_dropped)?;
+                result.set_item("instructions", 0u64)?;
+                result.set_item("simulated_seconds", 0.0f64)?;
+                result.set_item("unwritten", py.None())?;
+                result.set_item("profile", py.None())?;
+                result.set_item("failure", failure_dict(py, &failure)?)?;
+            }
         }
+        Ok(result)
+    }
+}
+
+/// A failed run as `Compute.run` describes it (see there).
+fn failure_dict<'py>(py: Python<'py>, failure: &engine::Failure) -> PyResult<Bound<'py, PyDict>> {
+    let frames = PyList::empty(py);
+    for frame in &failure.frames {
+        let (function, offset) = frame.function.clone().unzip();
+        let (file, line) = frame.source.clone().unzip();
+        frames.append((function, offset, file, line, frame.pc, frame.in_sdk))?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("reason", &failure.reason)?;
+    d.set_item("details", &failure.details)?;
+    d.set_item("core", failure.core)?;
+    d.set_item("frames", frames)?;
+    d.set_item("op_frame", failure.op_frame)?;
+    d.set_item("quoted_line", &failure.quoted_line)?;
+    Ok(d)
+}
+
+/// Kernel(target): what q7 registers with torch as an op's CPU kernel. A
+/// call is `target(*args)`; an error q7 raised for the caller (one with a
+/// `_q7_for_caller` attribute: bad arguments, a finding) leaves without
+/// q7's own Python frames, so the traceback ends where the op was called.
+/// Being native, this callable adds no frame of its own.
+#[pyclass(frozen)]
+struct Kernel {
+    target: PyObject,
+}
+
+#[pymethods]
+impl Kernel {
+    #[new]
+    fn new(target: PyObject) -> Kernel {
+        Kernel { target }
+    }
+
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<PyObject> {
+        self.target.call1(py, args.clone()).map_err(|e| {
+            let value = e.into_value(py).into_bound(py);
+            if value.hasattr("_q7_for_caller").unwrap_or(false) {
+                // Best effort: an exception whose traceback cannot be set
+                // still propagates, frames and all.
+                let _ = value.setattr("__traceback__", py.None());
+            }
+            PyErr::from_value(value.into_any())
+        })
     }
 }
 
@@ -205,7 +274,6 @@ fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_class::<Compute>()?;
-    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
-    m.add("BuildError", m.py().get_type::<BuildError>())?;
+    m.add_class::<Kernel>()?;
     Ok(())
 }

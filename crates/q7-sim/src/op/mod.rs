@@ -43,8 +43,8 @@ pub use placement::{place, Destination, Placement};
 pub use q7_target::launch::status_meaning;
 use q7_target::schema::table::{self, SchemaEntry};
 pub use report::{
-    CoreStats, Failure, FindingCounts, FindingReport, JitStats, OpReport, Outcome, OutputSource, OutputTensor,
-    RunningCore, UnwrittenOutput,
+    in_sdk, op_frame, CoreStats, Failure, FindingCounts, FindingReport, JitStats, OpReport, Outcome, OutputSource,
+    OutputTensor, RunningCore, UnwrittenOutput,
 };
 pub use session::OpSession;
 pub use symbols::{CodeLocation, DebugElf};

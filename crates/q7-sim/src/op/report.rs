@@ -116,7 +116,14 @@ pub enum Failure {
     #[error("deadlock: every running core waits forever on memory no core will write ({})", where_cores_are(running))]
     Deadlock { instructions: u64, running: Vec<RunningCore> },
     #[error("core {core} exited with status {status} ({meaning})")]
-    ExitStatus { core: usize, status: i32, meaning: &'static str },
+    ExitStatus {
+        core: usize,
+        status: i32,
+        meaning: &'static str,
+        /// The call stack at the exit, innermost first (the SDK's `q7_fail`
+        /// for a failed runtime check; the op's line further out).
+        stack: Vec<CodeLocation>,
+    },
 }
 
 fn describe_where(
@@ -160,8 +167,8 @@ fn where_cores_are(running: &[RunningCore]) -> String {
 }
 
 impl Failure {
-    pub fn exit_status(core: usize, status: i32) -> Failure {
-        Failure::ExitStatus { core, status, meaning: status_meaning(status) }
+    pub fn exit_status(core: usize, status: i32, stack: Vec<CodeLocation>) -> Failure {
+        Failure::ExitStatus { core, status, meaning: status_meaning(status), stack }
     }
 }
 
@@ -241,26 +248,34 @@ pub struct FindingReport {
 }
 
 impl FindingReport {
-    /// The frame to name in one line: the innermost with a source line (the
-    /// op's own code in a `-g` build), else the innermost outside the SDK,
-    /// else the innermost named one.
+    /// The frame to name in one line ([`op_frame`]).
     pub fn where_in_source(&self) -> Option<&CodeLocation> {
-        let named = |f: &&CodeLocation| f.function.is_some();
-        (self.stack.iter().find(|f| f.source.is_some()))
-            .or_else(|| self.stack.iter().filter(named).find(|f| !in_sdk(f)))
-            .or_else(|| self.stack.iter().find(named))
+        op_frame(&self.stack)
     }
+}
+
+/// The frame of `stack` (innermost first) to name as the op's: the
+/// innermost with a source line (the op's own code in a `-g` build; the
+/// generated wrapper's lines only when no other has one), else the
+/// innermost outside the SDK, else the innermost named one.
+pub fn op_frame(stack: &[CodeLocation]) -> Option<&CodeLocation> {
+    let named = |f: &&CodeLocation| f.function.is_some();
+    (stack.iter().find(|f| f.source.is_some() && !in_sdk(f)))
+        .or_else(|| stack.iter().find(|f| f.source.is_some()))
+        .or_else(|| stack.iter().filter(named).find(|f| !in_sdk(f)))
+        .or_else(|| stack.iter().find(named))
 }
 
 /// Whether `frame` is in q7's SDK or the generated wrapper rather than the
 /// op's own code, by its name: the SDK's C++ lives in `at::`, `c10::` and
 /// `torch::`; its C runtime is `q7_*`, the string functions and the start-up
 /// code; the wrapper's functions end in `_wrapper` and `_stack_switch`.
-fn in_sdk(frame: &CodeLocation) -> bool {
+pub fn in_sdk(frame: &CodeLocation) -> bool {
     let Some((name, _)) = &frame.function else { return false };
     let base = name.split('(').next().unwrap_or(name);
     const PREFIXES: [&str; 6] = ["at::", "c10::", "torch::", "q7_", "customop_", "__"];
-    const NAMES: [&str; 8] = ["memcpy", "memmove", "memset", "memcmp", "strlen", "malloc", "free", "_start"];
+    const NAMES: [&str; 10] =
+        ["memcpy", "memmove", "memset", "memcmp", "strlen", "malloc", "free", "abort", "exit", "_start"];
     PREFIXES.iter().any(|p| base.starts_with(p))
         || NAMES.contains(&base)
         || base.ends_with("_wrapper")

@@ -289,7 +289,14 @@ impl OpSession<'_> {
         }
         .or_else(|| {
             states.iter().enumerate().find_map(|(core, s)| match s {
-                CoreState::Exited(code) if *code != 0 => Some(Failure::exit_status(core, *code)),
+                CoreState::Exited(code) if *code != 0 => {
+                    // The core stopped at its exit simcall: its windows still
+                    // hold the calls that led there.
+                    let cpu = &self.machine.cores[core].cpu;
+                    let stack = cpu.call_stack(&self.machine.mem, MAX_FRAMES);
+                    let stack = stack.iter().map(|f| self.images[core].locate(f.pc)).collect();
+                    Some(Failure::exit_status(core, *code, stack))
+                }
                 _ => None,
             })
         });

@@ -125,10 +125,27 @@ pub fn source_line(debug: &DebugElf, pc: u32) -> Option<(String, u32)> {
     };
     let dwarf = gimli::Dwarf::load(load).ok()?;
     let context = addr2line::Context::from_dwarf(dwarf).ok()?;
-    let probe = u64::from(pc.wrapping_sub(debug.delta));
-    let location = context.find_location(probe).ok()??;
-    let name = location.file?.rsplit('/').next()?.to_string();
-    Some((name, location.line?))
+    own_line(&context, u64::from(pc.wrapping_sub(debug.delta)))
+}
+
+/// The line of `probe` in the file of the function it is in. Inside code
+/// inlined from another file (an SDK header's accessor, `std::` helpers)
+/// the line table names that file; the line wanted is the call in the
+/// function's own file, so the innermost inlined frame whose line is in
+/// the same file as the outermost's (the function the pc is in) names it.
+fn own_line<R: gimli::Reader>(context: &addr2line::Context<R>, probe: u64) -> Option<(String, u32)> {
+    let mut frames = context.find_frames(probe).skip_all_loads().ok()?;
+    let mut lines: Vec<(&str, u32)> = Vec::new();
+    while let Ok(Some(frame)) = frames.next() {
+        if let Some(at) = frame.location {
+            if let (Some(file), Some(line)) = (at.file, at.line) {
+                lines.push((file, line));
+            }
+        }
+    }
+    let &(outer, _) = lines.last()?;
+    let (file, line) = lines.iter().find(|(file, _)| *file == outer)?;
+    Some((file.rsplit('/').next()?.to_string(), *line))
 }
 
 /// The source lines of `pcs` (as [`source_line`]), reading the DWARF once.
