@@ -36,6 +36,7 @@ mod inspect_roster;
 mod inspect_strings;
 mod layout_svg;
 mod layout_vs_readelf;
+mod library_messages;
 mod lsp;
 mod malformed_inputs;
 mod native_run;
