@@ -1,8 +1,16 @@
 """q7.profile(): the same report as `q7 profile`, for op calls made from PyTorch."""
 
+import json
+import os
+import subprocess
+
+import numpy
 import torch
 
 import q7
+from q7 import _archive
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def test_calls_inside_the_block_are_profiled(tcm_relu_builds):
@@ -23,7 +31,35 @@ def test_calls_inside_the_block_are_profiled(tcm_relu_builds):
     assert any(name.startswith("relu_forward") for name in functions), functions
     assert p.predicted_seconds() > p.predicted_seconds("my_tcm_ops::relu_forward") > 0
     text = p.summary()
-    assert "q7 profile: 2 op calls" in text and "my_tcm_ops::relu_forward: 1 calls" in text
+    assert text.startswith("q7 profile: relu_forward on 8 cores\n"), text
+    assert text.count("q7 profile: ") == 2 and "\n\nq7 profile: relu_backward on 8 cores\n" in text, text
+
+
+def _q7_cli():
+    """This checkout's q7 binary (cargo builds it when it is not up to date)."""
+    subprocess.run(["cargo", "build", "--quiet", "-p", "q7"], cwd=REPO, check=True)
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
+    return os.path.join(target, "debug", "q7")
+
+
+def test_the_summary_is_the_text_q7_profile_prints(tcm_relu_builds, tmp_path):
+    archive = tcm_relu_builds("multicore")
+    torch.manual_seed(7)
+    x = torch.randn(8 * 500)
+    with q7.profile() as p:
+        torch.ops.my_tcm_ops.relu_forward(x)
+    # The same op and input through the command line.
+    metadata = json.loads(dict(_archive.read(archive))["metadata.json"])
+    image = os.path.join(os.path.dirname(archive), metadata["compute_libraries"][0])
+    numpy.save(tmp_path / "x.npy", x.numpy())
+    q7_bin = _q7_cli()
+    for top in (None, 3):
+        argv = [q7_bin, "profile", image, "--fn", "relu_forward", "--in", str(tmp_path / "x.npy")]
+        argv += [] if top is None else ["--top", str(top)]
+        cli = subprocess.run(argv, capture_output=True, text=True)
+        assert cli.returncode == 0, cli.stderr
+        assert "on 8 cores" in cli.stdout and "relu_forward" in cli.stdout
+        assert p.summary(top) == cli.stdout
 
 
 def test_the_prediction_is_deterministic(test_ops):

@@ -81,10 +81,32 @@ impl Output {
     }
 }
 
+/// A profiled call's report: `json`, the `profile` object `q7 profile --json`
+/// prints, and `text(top)`, the report `q7 profile --top TOP` prints.
+#[pyclass(frozen)]
+struct ProfileReport {
+    profiled: engine::Profiled,
+}
+
+#[pymethods]
+impl ProfileReport {
+    #[getter]
+    fn json(&self) -> &str {
+        &self.profiled.json
+    }
+
+    /// text(top=15): the text report, `top` rows of the function and line tables (0: all).
+    #[pyo3(signature = (top = engine::PROFILE_TOP))]
+    fn text(&self, top: usize) -> String {
+        self.profiled.text(top)
+    }
+}
+
 /// What `Compute.run` returns: (output, stdout, stderr, instructions,
 /// simulated seconds, note on unwritten output elements or None, profile
-/// JSON or None).
-type RunResult<'py> = (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<String>);
+/// report or None).
+type RunResult<'py> =
+    (Output, Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64, f64, Option<String>, Option<ProfileReport>);
 
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
@@ -113,8 +135,8 @@ impl Compute {
 
     /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False) -> (output,
     /// stdout, stderr, instructions, simulated_seconds, unwritten_note,
-    /// profile_json). With `profile`, the run takes the profiling path and
-    /// returns `q7 profile`'s report as JSON. The output has the
+    /// profile_report). With `profile`, the run takes the profiling path and
+    /// returns `q7 profile`'s report (a ProfileReport). The output has the
     /// destination's dtype and shape. A finding raises
     /// SimulationError(message, stdout, stderr).
     #[allow(clippy::too_many_arguments)]
@@ -145,7 +167,7 @@ impl Compute {
                 info.instructions,
                 info.simulated.as_secs_f64(),
                 info.unwritten,
-                info.profile,
+                info.profile.map(|profiled| ProfileReport { profiled }),
             )),
             Err(failure) => Err(SimulationError::new_err((
                 failure.message,
@@ -161,6 +183,7 @@ fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Output>()?;
+    m.add_class::<ProfileReport>()?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("BuildError", m.py().get_type::<BuildError>())?;
     Ok(())
