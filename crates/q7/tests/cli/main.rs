@@ -54,5 +54,6 @@ mod run_checks;
 mod run_fuzz;
 mod run_relu;
 mod sdk_check;
+mod startup;
 mod stats_model;
 mod trust;
