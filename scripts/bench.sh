@@ -105,15 +105,24 @@ raw() {
 }
 
 # --- q7 pack vs the binutils packaging recipe --------------------------------
-# The whole-process rows run the release q7 binary, so build it first.
+# The whole-process rows run the release q7 binary, so build it first, and the
+# do-nothing Rust binary the start-up row sets q7 pack against.
 cargo build --release -q -p q7 || row pack "FAILED: cargo build --release -p q7" "-" "-"
+cargo build --release -q -p q7-pack --example minimal_main || row start-up "FAILED: cargo build --example minimal_main" "-" "-"
 if run pack -p q7-pack; then
   n=0
   while IFS= read -r l; do
     re='^(.+) \(([0-9]+) bytes\): q7 pack([a-z ]*): ([0-9.]+ [^ ]*s) .*binutils recipe: ([0-9.]+ [^ ]*s) .*ratio ([0-9.]+)'
+    start='^start-up: q7 pack as a process: ([0-9.]+) µs, a minimal Rust binary: ([0-9.]+) µs .* q7 pack/minimal ([0-9.]+)×; cpu time: q7 pack ([0-9.]+) µs, minimal ([0-9.]+) µs .* q7 pack/minimal ([0-9.]+)×'
     if [[ $l =~ $re ]]; then
       row "pack${BASH_REMATCH[3]} ${BASH_REMATCH[1]} (${BASH_REMATCH[2]} B)" "${BASH_REMATCH[4]/µ/u}" \
         "binutils recipe ${BASH_REMATCH[5]}" "${BASH_REMATCH[6]}"
+      n=$((n + 1))
+    elif [[ $l =~ $start ]]; then
+      # The goal is q7 pack <= 1.5x the minimal binary, i.e. a ratio >= 0.67.
+      row "start-up: q7 pack as a process vs fn main(){} (wall; cpu)" \
+        "${BASH_REMATCH[1]} us; cpu ${BASH_REMATCH[4]} us" "minimal ${BASH_REMATCH[2]} us; cpu ${BASH_REMATCH[5]} us" \
+        "$(ratio "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]}"); $(ratio "${BASH_REMATCH[5]}" "${BASH_REMATCH[4]}")"
       n=$((n + 1))
     fi
   done <"$LOGS/pack.out"

@@ -93,7 +93,8 @@ def findings(findings_archive):
 @pytest.fixture(scope="session")
 def tcm_relu_builds(tmp_path_factory):
     """examples/torch_mlp_multicore's relu built single-core and 8-core; returns
-    a function that binds one of them ("single" or "multicore") to torch.ops.my_tcm_ops."""
+    a function that binds one of them ("single" or "multicore") to torch.ops.my_tcm_ops
+    and returns its archive."""
     src = os.path.join(REPO, "examples", "torch_mlp_multicore")
     archives = {}
     for kind in ("single", "multicore"):
@@ -104,4 +105,9 @@ def tcm_relu_builds(tmp_path_factory):
             build_directory=str(tmp_path_factory.mktemp(f"relu_tcm_{kind}")),
             multicore=kind == "multicore",
         )
-    return lambda kind: custom_op.load_library(archives[kind])
+
+    def bind(kind):
+        custom_op.load_library(archives[kind])
+        return archives[kind]
+
+    return bind

@@ -21,7 +21,7 @@ pub struct Op {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum WrapperError {
-    #[error("{count} function name(s) but {schemas} schema(s): give one --schema per --fn")]
+    #[error("{count} function name(s) but {schemas} schema(s): each function needs one schema, in the same order")]
     CountMismatch { count: usize, schemas: usize },
     #[error("function name '{0}' has {1} characters; the runtime allows fewer than 32")]
     NameTooLong(String, usize),
@@ -29,7 +29,7 @@ pub enum WrapperError {
     BadName(String),
     #[error("two ops are named '{0}'")]
     Duplicate(String),
-    #[error("no ops: give at least one --fn and --schema")]
+    #[error("no ops: name at least one function and its schema")]
     Empty,
 }
 
@@ -198,7 +198,7 @@ mod tests {
         );
         assert_eq!(
             ops(&["a".into()], vec![]).unwrap_err().to_string(),
-            "1 function name(s) but 0 schema(s): give one --schema per --fn"
+            "1 function name(s) but 0 schema(s): each function needs one schema, in the same order"
         );
     }
 }

@@ -9,7 +9,12 @@
 //!   the CPU time each side's processes used (`getrusage`), which
 //!   a loaded machine does not inflate. It needs the release binary
 //!   (`cargo build --release -p q7`; `scripts/bench.sh` builds it), or its
-//!   path in `Q7_BIN`.
+//!   path in `Q7_BIN`;
+//! * start-up: `q7 pack` as a process against a Rust binary that does
+//!   nothing (`examples/minimal_main.rs`, `cargo build --release -p q7-pack
+//!   --example minimal_main`, or its path in `Q7_MINIMAL_BIN`), timed in the
+//!   same alternating runs: what q7's own start adds to any whole-process
+//!   figure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,11 +45,24 @@ fn q7_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("Q7_BIN") {
         return PathBuf::from(path);
     }
-    let exe = std::env::current_exe().expect("the benchmark's own path");
-    let release = exe.parent().and_then(Path::parent).expect("benchmark under target/release/deps");
-    let q7 = release.join("q7");
+    let q7 = release_dir().join("q7");
     assert!(q7.is_file(), "{}: not built; run `cargo build --release -p q7` or set Q7_BIN", q7.display());
     q7
+}
+
+/// `target/release`: this benchmark runs from its `deps/` directory.
+fn release_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    exe.parent().and_then(Path::parent).expect("benchmark under target/release/deps").to_path_buf()
+}
+
+/// `Q7_MINIMAL_BIN`, else `target/release/examples/minimal_main`, if built.
+fn minimal_binary() -> Option<PathBuf> {
+    let path = match std::env::var_os("Q7_MINIMAL_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => release_dir().join("examples").join("minimal_main"),
+    };
+    path.is_file().then_some(path)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -91,19 +109,31 @@ fn main() {
         let status = Command::new("true").status().expect("run true");
         assert!(status.success());
     };
-    let (mut q7_cpu, mut recipe_cpu) = (Duration::ZERO, Duration::ZERO);
+    let minimal_bin = minimal_binary();
+    let run_minimal = |path: &Path| {
+        let status = Command::new(path).status().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(status.success(), "{}: {status}", path.display());
+    };
+    let (mut minimal, mut q7_cpu, mut recipe_cpu, mut minimal_cpu) =
+        (Vec::new(), Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for _ in 0..PROCESS_RUNS {
         let before = children_cpu();
         process.push(time(&mut run_q7));
         let between = children_cpu();
         recipe_side.push(time(recipe));
         q7_cpu += between - before;
-        floor.push(time(run_true));
         recipe_cpu += children_cpu() - between;
+        floor.push(time(run_true));
+        if let Some(path) = &minimal_bin {
+            let before = children_cpu();
+            minimal.push(time(|| run_minimal(path)));
+            minimal_cpu += children_cpu() - before;
+        }
     }
+    let q7_median = median(process);
     let what = "q7 pack as a process";
     let (recipe_median, floor) = (median(recipe_side), median(floor));
-    print_row(&name, bytes.len(), what, median(process), PROCESS_RUNS, recipe_median, PROCESS_RUNS);
+    print_row(&name, bytes.len(), what, q7_median, PROCESS_RUNS, recipe_median, PROCESS_RUNS);
     println!(
         "process start floor (`true` as a process): {:.1} µs (median of {PROCESS_RUNS}); the recipe over it, the most any one process can reach: {:.0}×",
         floor.as_secs_f64() * 1e6,
@@ -118,6 +148,23 @@ fn main() {
         recipe_cpu.as_secs_f64() * 1e3 / runs,
         recipe_cpu.as_secs_f64() / q7_cpu.as_secs_f64().max(1e-9)
     );
+    match minimal_bin {
+        Some(_) => {
+            let minimal_median = median(minimal);
+            println!(
+                "start-up: q7 pack as a process: {:.1} µs, a minimal Rust binary: {:.1} µs (medians of {PROCESS_RUNS}, alternating), q7 pack/minimal {:.2}×; cpu time: q7 pack {:.1} µs, minimal {:.1} µs (means), q7 pack/minimal {:.2}×",
+                q7_median.as_secs_f64() * 1e6,
+                minimal_median.as_secs_f64() * 1e6,
+                q7_median.as_secs_f64() / minimal_median.as_secs_f64().max(1e-9),
+                q7_cpu.as_secs_f64() * 1e6 / runs,
+                minimal_cpu.as_secs_f64() * 1e6 / runs,
+                q7_cpu.as_secs_f64() / minimal_cpu.as_secs_f64().max(1e-9)
+            );
+        }
+        None => println!(
+            "start-up: no minimal Rust binary to compare with (cargo build --release -p q7-pack --example minimal_main, or set Q7_MINIMAL_BIN)"
+        ),
+    }
 }
 
 /// User + system time of this process's waited-for children so far, to the

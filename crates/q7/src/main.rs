@@ -5,10 +5,11 @@
 mod cmd;
 mod io;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 fn main() {
-    let matches = cmd::Cli::command().get_matches();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let matches = cmd::command(&args).get_matches_from(args);
     let cli = cmd::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = cmd::run(cli, &matches) {
         // A closed pipe (`q7 layout … | head`) is the reader's choice, not an error.

@@ -19,11 +19,11 @@ pub struct InputSet {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
-    #[error("bad --grid pair `{pair}`: expected A,B (two values separated by a comma)")]
+    #[error("bad grid pair `{pair}`: expected A,B (two values separated by a comma)")]
     PairShape { pair: String },
-    #[error("bad --grid value `{value}`: {message}")]
+    #[error("bad grid value `{value}`: {message}")]
     Value { value: String, message: String },
-    #[error("--grid is empty")]
+    #[error("the grid is empty: give at least one A,B pair")]
     Empty,
 }
 

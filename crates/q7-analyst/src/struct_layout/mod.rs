@@ -139,7 +139,7 @@ impl LayoutReport {
 pub enum LayoutError {
     #[error("{}: cannot read: {error}", path.display())]
     ReadHeader { path: PathBuf, error: std::io::Error },
-    #[error("cannot run the C compiler `{program}`: {error} (choose one with --cc)")]
+    #[error("cannot run the C compiler `{program}`: {error}")]
     Compiler { program: String, error: std::io::Error },
     #[error("preprocessing {header} failed: {message}")]
     Preprocess { header: String, message: String },

@@ -92,7 +92,7 @@ pub enum NativeError {
     NoManifest(String),
     #[error("{path}: unreadable manifest: {error}")]
     BadManifest { path: String, error: String },
-    #[error("{HOST_CXX} not found: `--native` builds the op for the host with it (run scripts/bootstrap.sh)")]
+    #[error("{HOST_CXX} not found: the op's host build compiles with it (run scripts/bootstrap.sh)")]
     NoCompiler,
     #[error("{0}: assembly sources cannot run natively")]
     Assembly(String),

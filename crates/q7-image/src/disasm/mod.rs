@@ -66,19 +66,19 @@ pub enum DisasmError {
     Elf(#[from] q7_elf::Error),
     #[error("big-endian Xtensa images are not supported (instruction words are decoded little-endian)")]
     BigEndian,
-    #[error("--base applies to raw (non-ELF) input only; an ELF file has its own addresses")]
+    #[error("a load address applies to raw (non-ELF) input only; an ELF file has its own addresses")]
     BaseOnElf,
-    #[error("--section applies to ELF input only; raw input has one region")]
+    #[error("a section name applies to ELF input only; raw input has one region")]
     SectionOnRaw,
     #[error("no section named `{name}` (sections: {available})")]
     NoSuchSection { name: String, available: String },
     #[error("section `{0}` has no bytes in the file")]
     EmptySection(String),
-    #[error("no executable sections to disassemble; name one with --section")]
+    #[error("no executable sections to disassemble")]
     NoCode,
-    #[error("--range {range} covers no bytes of {what}")]
+    #[error("address range {range} covers no bytes of {what}")]
     RangeOutside { range: AddrRange, what: String },
-    #[error("bad --range `{text}`: {problem}")]
+    #[error("bad address range `{text}`: {problem}")]
     BadRange { text: String, problem: String },
 }
 

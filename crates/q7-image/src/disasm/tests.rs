@@ -96,7 +96,7 @@ fn range_parsing() {
     assert_eq!(AddrRange::parse("0..0x100000000").unwrap().end, 1 << 32);
     for bad in ["", "10", "0x20..0x10", "5..5", "x..10", "0..0x1000000001", "-1..4"] {
         let error = AddrRange::parse(bad).unwrap_err().to_string();
-        assert!(error.starts_with("bad --range"), "{bad}: {error}");
+        assert!(error.starts_with("bad address range"), "{bad}: {error}");
     }
 }
 
@@ -110,7 +110,7 @@ fn user_errors_are_reported_before_writing() {
     let mut outside = opts.clone();
     outside.range = Some(AddrRange { start: 0x100, end: 0x200 });
     let error = Disassembly::prepare(&[0x1d, 0xf0], &outside).unwrap_err();
-    assert_eq!(error.to_string(), "--range 0x100..0x200 covers no bytes of the executable sections");
+    assert_eq!(error.to_string(), "address range 0x100..0x200 covers no bytes of the executable sections");
     assert!(matches!(Disassembly::prepare(b"\x7fELF\x01", &opts), Err(DisasmError::Elf(_))));
 }
 

@@ -18,7 +18,7 @@ pub enum PrelinkError {
     NotAnImage(&'static str),
     #[error("big-endian image: the Vision-Q7 cores and the UCPL format are little-endian")]
     BigEndian,
-    #[error("packed load-lib has no defined symbol `{symbol}` (the packer's -e name; pass it with -e)")]
+    #[error("packed load-lib has no defined symbol `{symbol}`")]
     NoSymbol { symbol: String },
     #[error("section [{index}] {name} holds {size:#x} bytes: a GOT needs a dynamic loader, and the prelinker only moves absolute words; rebuild without a GOT")]
     HasGot { index: usize, name: String, size: u32 },
@@ -30,7 +30,7 @@ pub enum PrelinkError {
     SegmentsOverlap { a: usize, b: usize, start: u64, end: u64 },
     #[error("entry {entry:#x} is outside the image bytes {start:#x}..{end:#x}")]
     EntryOutside { entry: u32, start: u32, end: u64 },
-    #[error("core {0} does not exist: the SPMD cores are 0..7 (use --single for the fat core)")]
+    #[error("core {0} does not exist: the SPMD cores are 0..7 (the fat core is the single-core target)")]
     NoSuchCore(u32),
     #[error("the image carries no relocations (no {table} section and no static relocation sections, as in a vendor-style stripped image): it can be prelinked only to its own link base {link_base:#x}, not moved to {new_base:#x}", table = crate::rebase::SECTION_NAME)]
     NoRelocations { link_base: u32, new_base: u32 },

@@ -27,6 +27,7 @@ mod launch_block;
 mod lookup;
 mod placement;
 pub mod profile;
+pub mod profile_text;
 mod report;
 mod session;
 pub mod shape_program;

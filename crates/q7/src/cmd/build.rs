@@ -6,6 +6,7 @@ use q7_build::command::Command;
 use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
 use q7_build::timeline::PhaseTime;
+use q7_build::wrapper::WrapperError;
 use serde::Deserialize;
 
 /// Build a custom op: compile its sources, generate and compile wrapper.cpp,
@@ -283,7 +284,7 @@ pub fn run(args: Args) -> Result<()> {
         derive_schemas(&mut req, &shape_sources, &reporter).map_err(anyhow::Error::from)
     };
     let result = shape_steps.and_then(|steps| {
-        let mut report = driver::build(&req, &ProcessEnv, &reporter)?;
+        let mut report = driver::build(&req, &ProcessEnv, &reporter).map_err(with_hint)?;
         report.steps_run += steps.0;
         report.steps_skipped += steps.1;
         Ok(report)
@@ -317,6 +318,16 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The library's message plus the flags that fix it.
+fn with_hint(e: driver::BuildError) -> anyhow::Error {
+    let hint = match &e {
+        driver::BuildError::Wrapper(WrapperError::CountMismatch { .. }) => "give one --schema per --fn",
+        driver::BuildError::Wrapper(WrapperError::Empty) => "give at least one --fn and --schema, or --shape",
+        _ => return e.into(),
+    };
+    anyhow::anyhow!("{e} ({hint})")
+}
+
 /// A tool's failure in one line: the first line, and the first line of the
 /// tool's own output that says what went wrong (`-v` prints all of it).
 fn one_line(message: &str) -> String {
@@ -334,7 +345,24 @@ fn one_line(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{one_line, with_hint, WrapperError};
+    use q7_build::driver::BuildError;
+
+    #[test]
+    fn wrapper_errors_name_the_flags() {
+        let e = with_hint(BuildError::Wrapper(WrapperError::CountMismatch { count: 2, schemas: 1 }));
+        assert_eq!(
+            e.to_string(),
+            "2 function name(s) but 1 schema(s): each function needs one schema, in the same order (give one --schema per --fn)"
+        );
+        let e = with_hint(BuildError::Wrapper(WrapperError::Empty));
+        assert_eq!(
+            e.to_string(),
+            "no ops: name at least one function and its schema (give at least one --fn and --schema, or --shape)"
+        );
+        // Errors no flag fixes pass through unchanged.
+        assert_eq!(with_hint(BuildError::NoSources).to_string(), "no source files: give the op's .cpp/.c/.S files");
+    }
 
     #[test]
     fn tool_output_folds_into_one_line() {

@@ -70,7 +70,7 @@ impl Isa {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let range = args.range.as_deref().map(AddrRange::parse).transpose()?;
+    let range = args.range.as_deref().map(AddrRange::parse).transpose().context("--range")?;
     let base = match args.base.as_deref() {
         Some(text) => Some(
             parse_address(text)
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> Result<()> {
         match Disassembly::prepare(inputs.bytes(bytes), &options) {
             Ok(listing) => listings.push((title, listing)),
             Err(DisasmError::NoSuchSection { .. }) if inputs.archive => {}
-            Err(error) => return Err(anyhow::Error::new(error).context(title.clone())),
+            Err(error) => return Err(with_hint(error).context(title.clone())),
         }
     }
     let mut out = BufWriter::with_capacity(1 << 16, crate::io::text_stdout());
@@ -115,4 +115,16 @@ pub fn run(args: Args) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The library's message plus the flag that fixes it.
+fn with_hint(e: DisasmError) -> anyhow::Error {
+    let hint = match &e {
+        DisasmError::BaseOnElf => "drop --base",
+        DisasmError::SectionOnRaw => "drop --section",
+        DisasmError::NoCode => "name one with --section",
+        DisasmError::RangeOutside { .. } => "check --range",
+        _ => return e.into(),
+    };
+    anyhow::anyhow!("{e} ({hint})")
 }

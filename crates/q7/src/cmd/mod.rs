@@ -27,7 +27,10 @@ pub struct Cli {
     command: Command,
 }
 
+/// Each subcommand's flags are defined when it is invoked (`defer`): start-up
+/// builds one subcommand's parser, not all of them ([`command`]).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     Build(build::Args),
     Disasm(disasm::Args),
@@ -50,6 +53,24 @@ enum Command {
     Run(run::RunArgs),
     RunBare(run_bare::Args),
     Strip(strip::Args),
+}
+
+/// The parser for `args` (the process's arguments): with the invoked
+/// subcommand's flags only, unless the arguments stop short of naming one
+/// (help, `--version`, `q7 inspect`, a typo), which lists or searches them all.
+pub fn command(args: &[std::ffi::OsString]) -> clap::Command {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut at = &command;
+    for name in args.iter().skip(1) {
+        match at.find_subcommand(name) {
+            Some(sub) => at = sub,
+            None => break,
+        }
+    }
+    if at.has_subcommands() {
+        command.build();
+    }
+    command
 }
 
 /// Runs a parsed command; `matches` are the parsed flags (for flag order).

@@ -95,7 +95,7 @@ pub struct WorkerArgs {
 pub fn run(args: Args) -> Result<()> {
     let model = args.model.as_deref().map(Expr::parse).transpose()?;
     let inputs = match (&args.grid, args.random) {
-        (Some(grid), _) => inputs::parse_grid(grid)?,
+        (Some(grid), _) => inputs::parse_grid(grid).context("--grid")?,
         (None, Some(n)) => inputs::random_pairs(n, args.seed.unwrap_or(inputs::DEFAULT_RANDOM_SEED)),
         (None, None) => inputs::default_grid(),
     };

@@ -2,7 +2,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use q7_pack::prelink::{self, Target, Ucpl};
+use q7_pack::prelink::{self, PrelinkError, Target, Ucpl};
 use q7_target::{Artifact, ArtifactKind, Window};
 
 /// Bind an image to a core window as a UCPL image (the prelinker).
@@ -54,7 +54,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let input = crate::io::read_input(&args.input)?;
     let bind = |target: Target| {
-        prelink::prelink(&input, target, Some(&args.symbol)).with_context(|| args.input.display().to_string())
+        prelink::prelink(&input, target, Some(&args.symbol))
+            .map_err(with_hint)
+            .with_context(|| args.input.display().to_string())
     };
     let outputs: Vec<(PathBuf, Ucpl)> = if args.all_cores {
         let mut v = Vec::new();
@@ -81,6 +83,16 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The library's message plus the flag that fixes it.
+fn with_hint(e: PrelinkError) -> anyhow::Error {
+    let hint = match &e {
+        PrelinkError::NoSymbol { .. } => "the packer's -e name; pass it with -e",
+        PrelinkError::NoSuchCore(_) => "use --single for the fat core",
+        _ => return e.into(),
+    };
+    anyhow::anyhow!("{e} ({hint})")
 }
 
 /// Every output or none: a partial set would look like success.

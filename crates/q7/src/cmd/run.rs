@@ -470,7 +470,7 @@ fn print_stats(report: &OpReport, estimate: &Estimate) {
             jit.compile_time.as_secs_f64()
         );
     }
-    eprintln!("{}", super::profile::estimate_line(estimate));
+    eprintln!("{}", q7_sim::op::profile_text::estimate_line(estimate));
 }
 
 #[cfg(test)]

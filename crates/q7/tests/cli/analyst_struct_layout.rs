@@ -69,4 +69,5 @@ fn compiler_and_include_errors_are_one_line() {
     let err =
         one_line_error(&q7_in(&dir, &["inspect", "struct-layout", "shapes.h", "q7_packed", "--cc", "q7-no-such-cc"]));
     assert!(err.starts_with("q7: error: cannot run the C compiler `q7-no-such-cc`: "), "{err}");
+    assert!(err.ends_with(" (choose one with --cc)"), "{err}");
 }

@@ -212,11 +212,17 @@ fn bad_inputs_are_one_line_errors() {
         (vec![host.to_str().unwrap()], "wrong ELF class"),
         (vec![elf, "--section", ".nope"], "no section named `.nope` (sections: .text, .rela.text"),
         (vec![elf, "--section", ".bss"], "section `.bss` has no bytes"),
-        (vec![elf, "--range", "0x84000010"], "bad --range `0x84000010`: expected START..END"),
+        (vec![elf, "--range", "0x84000010"], "--range: bad address range `0x84000010`: expected START..END"),
         (vec![elf, "--range", "0x20..0x10"], "START must be below END"),
         (vec![elf, "--range", "zz..0x10"], "START is not a 32-bit hex"),
-        (vec![elf, "--range", "0..0x100"], "--range 0x0..0x100 covers no bytes of the executable sections"),
-        (vec![elf, "--base", "0x1000"], "--base applies to raw (non-ELF) input only"),
+        (
+            vec![elf, "--range", "0..0x100"],
+            "address range 0x0..0x100 covers no bytes of the executable sections (check --range)",
+        ),
+        (
+            vec![elf, "--base", "0x1000"],
+            "a load address applies to raw (non-ELF) input only; an ELF file has its own addresses (drop --base)",
+        ),
         (vec![truncated.to_str().unwrap(), "--base", "nope"], "bad --base `nope`"),
         (vec![empty.to_str().unwrap(), "--section", ".text"], "empty input"),
         (vec![missing.to_str().unwrap()], "cannot read"),
@@ -235,7 +241,10 @@ fn bad_inputs_are_one_line_errors() {
     let blob = dir.path().join("blob.bin");
     std::fs::write(&blob, [0x1d, 0xf0]).unwrap();
     let err = stderr(&q7(&["disasm", blob.to_str().unwrap(), "--section", ".text"]));
-    assert!(err.contains("--section applies to ELF input only"), "{err}");
+    assert!(
+        err.contains("a section name applies to ELF input only; raw input has one region (drop --section)"),
+        "{err}"
+    );
 }
 
 #[test]

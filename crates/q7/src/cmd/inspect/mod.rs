@@ -14,10 +14,11 @@ mod ucpl;
 use anyhow::Result;
 use clap::Subcommand;
 
+/// Deferred as the top-level subcommands are (`super::command`).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum InspectCommand {
-    /// The layout report (same as `q7 layout`).
-    Layout(super::layout::Args),
+    Layout(LayoutArgs),
     StructLayout(struct_layout::Args),
     CoreConfig(core_config::Args),
     Diff(diff::Args),
@@ -29,9 +30,18 @@ pub enum InspectCommand {
     Ucpl(ucpl::Args),
 }
 
+/// The layout report (same as `q7 layout`).
+// A struct of its own, not a doc comment on the variant: a deferred
+// subcommand's struct doc comment would replace the variant's.
+#[derive(Debug, clap::Args)]
+pub struct LayoutArgs {
+    #[command(flatten)]
+    layout: super::layout::Args,
+}
+
 pub fn run(command: InspectCommand) -> Result<()> {
     match command {
-        InspectCommand::Layout(a) => super::layout::run(a),
+        InspectCommand::Layout(a) => super::layout::run(a.layout),
         InspectCommand::StructLayout(a) => struct_layout::run(a),
         InspectCommand::CoreConfig(a) => core_config::run(a),
         InspectCommand::Diff(a) => diff::run(a),

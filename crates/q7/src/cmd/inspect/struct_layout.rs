@@ -58,7 +58,11 @@ pub fn run(args: Args) -> Result<()> {
         cflags: args.cflags,
         max_elements: args.max_elements,
     };
-    let report = struct_layout::measure(&request)?;
+    let report = struct_layout::measure(&request).map_err(|e| match e {
+        // The library names the compiler; the flag that picks another is ours.
+        struct_layout::LayoutError::Compiler { .. } => anyhow::anyhow!("{e} (choose one with --cc)"),
+        e => e.into(),
+    })?;
     if args.json {
         crate::io::print_json(&report)?;
     } else {
