@@ -188,7 +188,7 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
     if std::fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(false);
     }
-    q7_target::fs::write_atomic(path, bytes).map_err(io_err(path))?;
+    q7_target::fs::write_generated(path, bytes).map_err(io_err(path))?;
     Ok(true)
 }
 
@@ -384,8 +384,8 @@ fn pack_one(tools: &Tools, lib: &Path, stripped: &Path, packed: &Path, obs: &dyn
         let input = std::fs::read(lib).map_err(io_err(lib))?;
         let out = q7_pack::pack(&input, &q7_pack::PackOptions::default(), &mut std::io::sink())
             .map_err(|e| pack_err(e.to_string()))?;
-        q7_target::fs::write_atomic(stripped, &out.stripped).map_err(io_err(stripped))?;
-        q7_target::fs::write_atomic(packed, &out.packed).map_err(io_err(packed))
+        q7_target::fs::write_generated(stripped, &out.stripped).map_err(io_err(stripped))?;
+        q7_target::fs::write_generated(packed, &out.packed).map_err(io_err(packed))
     })
 }
 

@@ -42,7 +42,7 @@ pub fn up_to_date(output: &Path, fingerprint: &str, inputs: &[PathBuf]) -> bool 
 /// Records that `output`, as it is now, was made by `fingerprint`.
 pub fn record(output: &Path, fingerprint: &str) -> std::io::Result<()> {
     let now = identity(output).ok_or_else(|| std::io::Error::other("the output vanished before its stamp"))?;
-    q7_target::fs::write_atomic(&stamp_path(output), format!("{now}\n{fingerprint}").as_bytes())
+    q7_target::fs::write_generated(&stamp_path(output), format!("{now}\n{fingerprint}").as_bytes())
 }
 
 /// The prerequisites listed in a make-style depfile (`target: a b \` …),

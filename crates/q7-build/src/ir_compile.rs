@@ -81,7 +81,7 @@ fn legalize_and_codegen(
             src: src.to_string(),
             reason: refusal.renamed(demangle(setup, refusal.function())).to_string(),
         })?;
-        q7_target::fs::write_atomic(legal, legalized.ir.as_bytes()).map_err(io_err(legal))?;
+        q7_target::fs::write_generated(legal, legalized.ir.as_bytes()).map_err(io_err(legal))?;
         obs.command(codegen);
         let error = match exec::run(codegen) {
             Ok(_) => return Ok(()),

@@ -383,7 +383,8 @@ pub fn assembly_for_mc(lang: Language, asm: &Path, fixed: &Path) -> Result<PathB
     // debug sections); they are comments, so a lossy read changes nothing.
     let bytes = std::fs::read(asm).map_err(|e| (asm.to_path_buf(), e))?;
     let text = String::from_utf8_lossy(&bytes);
-    q7_target::fs::write_atomic(fixed, align_literal_pools(&text).as_bytes()).map_err(|e| (fixed.to_path_buf(), e))?;
+    q7_target::fs::write_generated(fixed, align_literal_pools(&text).as_bytes())
+        .map_err(|e| (fixed.to_path_buf(), e))?;
     Ok(fixed.to_path_buf())
 }
 

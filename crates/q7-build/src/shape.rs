@@ -90,7 +90,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), ShapeError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     }
-    q7_target::fs::write_atomic(path, text.as_bytes()).map_err(io_err(path))
+    q7_target::fs::write_generated(path, text.as_bytes()).map_err(io_err(path))
 }
 
 /// Builds `<build_dir>/q7-shape` from `sources` (with the project's include

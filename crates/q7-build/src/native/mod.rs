@@ -143,7 +143,7 @@ pub fn record_manifest(req: &BuildRequest) -> std::io::Result<()> {
     if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
-    q7_target::fs::write_atomic(&path, text.as_bytes())
+    q7_target::fs::write_generated(&path, text.as_bytes())
 }
 
 /// Reads the manifest of the build directory `dir` (or of the directory
@@ -195,7 +195,7 @@ pub fn build(
     let text = codegen::wrapper(manifest)
         .map_err(|e| NativeError::BadManifest { path: build_dir.join(MANIFEST).display().to_string(), error: e })?;
     if std::fs::read(&wrapper).ok().as_deref() != Some(text.as_bytes()) {
-        q7_target::fs::write_atomic(&wrapper, text.as_bytes()).map_err(io_err(&wrapper))?;
+        q7_target::fs::write_generated(&wrapper, text.as_bytes()).map_err(io_err(&wrapper))?;
     }
     let units: Vec<PathBuf> = manifest.sources.iter().cloned().chain([wrapper]).collect();
     obs.phase("native", units.len() + 1);

@@ -132,3 +132,20 @@ fn temporaries_of_dead_processes_are_removed_and_nothing_else() {
     expected.sort();
     assert_eq!(names(dir.path()), expected);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_generated_file_replaces_a_planted_link_and_leaves_its_target_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"the user's").unwrap();
+    let planted = dir.path().join("relu.q7.s");
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    write_generated(&planted, b"assembly").unwrap();
+    assert_eq!(std::fs::read(&victim).unwrap(), b"the user's");
+    assert!(!std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(&planted).unwrap(), b"assembly");
+    // A regular file is replaced as write_atomic does.
+    write_generated(&planted, b"again").unwrap();
+    assert_eq!(std::fs::read(&planted).unwrap(), b"again");
+}

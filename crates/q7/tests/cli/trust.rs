@@ -205,3 +205,21 @@ fn source_names_never_become_options_or_response_files() {
     assert!(err.contains("@b.cpp: a source whose name starts with `@` is read by clang as a response file"), "{err}");
     assert!(!err.contains("planted.h"), "{err}");
 }
+
+#[test]
+fn a_link_planted_in_the_build_directory_redirects_no_write() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join("examples/relu/relu.cpp"), dir.path().join("relu.cpp")).unwrap();
+    let build = dir.path().join("b");
+    std::fs::create_dir(&build).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&build, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"the user's").unwrap();
+    for generated in ["relu.q7.s", "wrapper.cpp", "librelu.packed.so", "q7-native.json", "relu.o.q7cmd"] {
+        std::os::unix::fs::symlink(&victim, build.join(generated)).unwrap();
+    }
+    let out = q7_build_in(dir.path(), &["--build-dir", "b", "--", "relu.cpp"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"the user's");
+}
