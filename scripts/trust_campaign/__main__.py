@@ -231,8 +231,10 @@ def report(results, cases, work, args, seconds):
         print(f"\nfailures ({len(failures)} cases) by kind; every one with its reproducer in {os.path.join(work, 'failures.txt')}:")
         kinds = {}
         for r in failures:
-            # A batch of archives leads with what happened to the interpreter; the archive is next.
-            head = "; ".join(r.problems[:2]) if r.category == "py-archive" else r.problems[0]
+            # A batch of archives leads with what happened to the interpreter, the archive next;
+            # a scenario's own verdict says more than its exit status.
+            said = [p for p in r.problems if not p.startswith("exit status")] or r.problems
+            head = "; ".join(said[:2]) if r.category in ("py-archive", "python") else said[0]
             kinds.setdefault(_kind(head), []).append(r)
         for kind, rs in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
             r = rs[0]

@@ -310,7 +310,7 @@ class Harness:
         )
 
     def _wait(self, child, case, scratch, started, problems):
-        sent_at, sent_wall = None, None
+        sent_at, sent_wall, ready_at = None, None, None
         deadline = started + case.limit
         while True:
             try:
@@ -326,8 +326,10 @@ class Harness:
                 break
             if case.signal and sent_at is None:
                 delay, signum, target = case.signal
-                ready = now - started >= delay and (case.wait_for is None or case.wait_for(scratch))
-                if ready or now - started >= delay + 30:
+                # With wait_for, the delay counts from the moment it first holds.
+                if ready_at is None and (case.wait_for is None or case.wait_for(scratch)):
+                    ready_at = now
+                if (ready_at is not None and now - ready_at >= delay) or now - started >= delay + 30:
                     try:
                         (os.killpg if target == "group" else os.kill)(child.pid, signum)
                         sent_at, sent_wall = time.monotonic(), time.time()

@@ -118,7 +118,8 @@ CALLS = {
     "threads-errors": 'bind()\nerrs = []\ndef work():\n    try:\n        ops().write_past_end(torch.ones(100))\n    except q7.SimulationError:\n        pass\n    except Exception as e:\n        errs.append(repr(e))\nts = [threading.Thread(target=work) for _ in range(4)]\n[t.start() for t in ts]\n[t.join(60) for t in ts]\ncheck(not errs, f"errors: {errs}")',
     "multicore-race-reported": 'bind("multicore")\nraises(q7.SimulationError, lambda: ops().write_everywhere(torch.randn(800)), "race")',
     "fork-after-load": 'bind()\npid = os.fork()\nif pid == 0:\n    try:\n        x = torch.arange(3.0)\n        ok = torch.equal(ops().copy_bytes(x), x)\n        os._exit(0 if ok else 4)\n    except BaseException:\n        os._exit(5)\nimport time as _t\nfor _ in range(600):\n    p, status = os.waitpid(pid, os.WNOHANG)\n    if p:\n        break\n    _t.sleep(0.1)\nelse:\n    os.kill(pid, 9); os.waitpid(pid, 0)\n    fail("a forked child calling an op hung")\n    status = None\nif status is not None:\n    check(os.waitstatus_to_exitcode(status) in (0, 5), f"forked child status {status}")',
-    # The interpreter exits while a daemon thread runs an op.
+    # The interpreter exits while a daemon thread runs an op (soon after it started, and later).
+    "daemon-thread-exit-early": 'bind()\nt = threading.Thread(target=lambda: ops().spin_forever(torch.ones(4)), daemon=True)\nt.start()\ntime.sleep(0.005)',
     "daemon-thread-at-exit": 'bind()\nt = threading.Thread(target=lambda: ops().spin_forever(torch.ones(4)), daemon=True)\nt.start()\ntime.sleep(1.0)',
     "neuronx-stand-in": 'from q7 import neuronx\nneuronx.install()\nimport torch_neuronx\nfrom torch_neuronx.xla_impl import custom_op as c\ncheck(c is custom_op, "stand-in is not q7.custom_op")\nraises(AttributeError, lambda: torch_neuronx.trace, "not provided by q7")',
 }
