@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import threading
@@ -30,6 +31,7 @@ from harness import Harness, keep_failure, remove_tree  # noqa: E402
 
 # Runs per category at --scale 1 (outpaths, python and repro are fixed lists).
 COUNTS = {"npy": 1500, "elf": 1500, "archive": 400, "text": 800, "flags": 1500, "toml": 120, "names": 60, "signals": 300, "native": 30, "py-archive": 200}
+MIN_FREE = 1 << 30
 ORDER = ["repro", "npy", "elf", "archive", "text", "flags", "outpaths", "pipes", "toml", "names", "signals", "native", "python", "py-archive"]
 
 
@@ -49,6 +51,11 @@ def main():
 
     started = time.monotonic()
     work = os.path.abspath(args.work)
+    os.makedirs(work, exist_ok=True)
+    free = shutil.disk_usage(work).free
+    if free < MIN_FREE:
+        # A full disk makes q7 fail in ways the campaign would blame on q7.
+        sys.exit(f"trust-campaign: {free >> 20} MiB free under {work}; the campaign needs {MIN_FREE >> 30} GiB")
     runs_dir = os.path.join(work, "runs")
     failures_dir = os.path.join(work, "failures")
     for d in (runs_dir, failures_dir):
@@ -241,6 +248,9 @@ def report(results, cases, work, args, seconds):
             print(f"  {len(rs):4d} x {kind}")
             print(f"         e.g. {r.name} [{by_name[r.name].note}]: {r.problems[0][:200]}")
             print(f"         {r.command[:400]}")
+    disk = [r.name for r in failures if "No space left on device" in r.stderr_tail or any("No space left" in p for p in r.problems)]
+    if disk:
+        print(f"\nwarning: {len(disk)} failures met a full disk (No space left on device), the machine's, not q7's: {', '.join(disk[:10])}")
     all_runs = sum(t[0] for t in totals.values())
     all_clean = sum(t[1] for t in totals.values())
     print(f"\n{all_runs} runs, {all_clean} clean ({seconds / 60:.1f} min, seed {args.seed}, scale {args.scale})")
