@@ -97,10 +97,14 @@ def test_a_store_through_the_sdks_memcpy_names_the_line_that_called_it(findings)
     assert (error.frames[0].function, error.frames[0].file, error.frames[0].in_sdk) == ("memcpy", None, True)
     assert error.op_frame == error.frames[1] and (error.op_frame.file, error.op_frame.line) == (FINDINGS, at)
     assert error.__notes__[0].endswith(f'line {at}, in copy_past_end(at::Tensor const&)\n  in q7\'s SDK: memcpy')
-    # Every store past the end is listed once, after the op's line.
+    # Every load past the input's end and store past the output's end is
+    # listed once, after the op's line.
     lines = str(error).splitlines()
     assert lines[1] == "op q7_findings::copy_past_end (compute function copy_past_end, 1 core)"
-    assert len(lines) == 5 and all(" past the end), in copy_past_end(" in line for line in lines[:1] + lines[2:])
+    findings = lines[:1] + lines[2:]
+    assert len(findings) == 8 and all(" past the end), in copy_past_end(" in line for line in findings)
+    assert sum("-byte load from" in line for line in findings) == 4
+    assert sum("-byte store to" in line for line in findings) == 4
 
 
 def test_the_traceback_ends_where_the_op_was_called(findings):
@@ -133,9 +137,9 @@ def test_options_from_python_as_the_cli_has_them(findings, test_ops):
     with pytest.raises(q7.SimulationError):
         torch.ops.q7_findings.stray_store(x)  # the block ended: checks are back
     with q7.options(no_sdk_checks=True):
-        # As on hardware the copy reads on, past the input into the output
-        # nobody wrote yet; q7's own checks see that.
-        with pytest.raises(q7.SimulationError, match=r"^core 0 pc 0x[0-9a-f]+: load from 0x[0-9a-f]+ \(element 0 of dst"):
+        # As on hardware the copy reads on, past the input's end; q7's own
+        # checks see that stray load.
+        with pytest.raises(q7.SimulationError, match=r"^core 0 pc 0x[0-9a-f]+: 4-byte load from 0x[0-9a-f]+ outside every live tensor and allocation \(element 10 of"):
             torch.ops.q7_findings.tcm_overrun(x)
         with q7.options(checks=False):
             assert torch.equal(torch.ops.q7_findings.tcm_overrun(x), x)
