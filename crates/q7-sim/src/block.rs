@@ -23,7 +23,7 @@ use crate::stop::Stop;
 use crate::uop::{translate, Kind, Op};
 
 /// Longest block, in instructions.
-const MAX_OPS: usize = 64;
+pub const MAX_BLOCK_OPS: usize = 64;
 const FRONT_SIZE: usize = 4096;
 
 pub struct Block {
@@ -165,6 +165,9 @@ pub struct Fetcher<'a> {
     pub isa: &'a IsaOptions,
     /// The current zero-overhead loop end: a block ends there.
     pub lend: u32,
+    /// The core's hooks: a block ends before one, so each starts a block
+    /// (where the dispatcher looks).
+    pub hooks: &'a [u32],
 }
 
 /// Fibonacci hashing of a 32-bit pc: enough for a map of block starts.
@@ -247,7 +250,7 @@ impl BlockCache {
         let index = match self.index.get(&pc) {
             Some(&i) => i,
             None => {
-                let block = build(pc, fetcher, mem, MAX_OPS)?;
+                let block = build(pc, fetcher, mem, MAX_BLOCK_OPS)?;
                 mem.mark_code(block.start, block.end);
                 self.built += 1;
                 self.blocks.push(block);
@@ -289,7 +292,7 @@ fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory, max_ops: usize) -> Resu
                 pc = op.next_pc();
                 // Ending at the current loop end lets a loop body be one
                 // block; a LEND set later is handled when executing.
-                if op.ends_block() || ops.len() >= max_ops || pc == fetcher.lend {
+                if op.ends_block() || ops.len() >= max_ops || pc == fetcher.lend || fetcher.hooks.contains(&pc) {
                     break;
                 }
             }

@@ -146,6 +146,7 @@ pub struct HookFrame<'a> {
 }
 
 /// Shadow state of one watched address range (tensor memory, or one TCM).
+#[derive(Clone)]
 struct Shadow {
     base: u32,
     /// Per byte: 0 = never written; 1..=8 = last writer core + 1; 0xff = host.
@@ -158,6 +159,9 @@ impl Shadow {
     }
 }
 
+/// Cloned whole for a debugger's snapshots: compiled code reaches the
+/// shadows only through windows refreshed at every `Core::run`.
+#[derive(Clone)]
 pub struct Checker {
     tensor: Shadow,
     /// Per core TCM shadow (same address for all cores).
@@ -184,6 +188,11 @@ pub struct Checker {
 const HOST: u8 = 0xff;
 
 impl Checker {
+    /// Bytes of shadow state (what a copy of the checker costs).
+    pub fn shadow_bytes(&self) -> usize {
+        self.tensor.writer.len() + self.tcm.iter().map(|s| s.writer.len()).sum::<usize>()
+    }
+
     /// Watches `[tensor_base, +tensor_size)` and, per core, the TCM.
     pub fn new(cores: usize, tensor_base: u32, tensor_size: u32, tcm_base: u32, tcm_size: u32) -> Checker {
         Checker {

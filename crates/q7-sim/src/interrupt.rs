@@ -53,6 +53,12 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// Forgets the signal received (a debugger, whose every command may be
+/// interrupted, clears it after each).
+pub fn clear() {
+    PENDING.store(0, Ordering::SeqCst);
+}
+
 /// See [`ctrl_c`].
 pub struct CtrlCGuard(());
 

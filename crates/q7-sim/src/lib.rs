@@ -25,6 +25,8 @@
 //! * [`interrupt`]: how a front end asks a run to stop (Ctrl-C);
 //! * [`machine`]: cores in deterministic round-robin, `simcall` services,
 //!   instruction and wall-clock limits, interrupts;
+//! * [`debug`]: the debugger's engine, a run as a timeline travelled both
+//!   ways (snapshots, exact re-execution, breakpoints, watchpoints);
 //! * [`bare`]: single bare-metal programs laid out like QEMU's `-M sim`;
 //! * [`op`]: q7 op images on the 8-core machine: loading, launch blocks,
 //!   tensors in and out, the op-running API ([`npy`] reads and writes
@@ -41,6 +43,7 @@ pub mod checks;
 pub mod config;
 pub mod cost;
 pub mod cpu;
+pub mod debug;
 pub mod dense;
 pub mod firmware;
 pub mod interrupt;

@@ -8,6 +8,7 @@
 //! length in [quantum/2, 3·quantum/2], so races can be provoked
 //! reproducibly; seed 0 is plain round-robin.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use crate::checks::HookFrame;
@@ -115,7 +116,61 @@ pub struct Machine {
     /// With [`Core::stop_on_finding`]: the call stack of each kept finding
     /// of the checker, by the finding's index.
     pub finding_stacks: Vec<(usize, Vec<Frame>)>,
+    /// Per core, the pcs where [`Machine::resume`] pauses when its goal
+    /// asks (a debugger's breakpoints; each is also a hook of the core).
+    pub breakpoints: Vec<BTreeSet<u32>>,
+    pub(crate) schedule: Schedule,
+}
+
+/// Where the round-robin schedule stands between calls of
+/// [`Machine::resume`]: the round's order, the position of the core whose
+/// turn is under way or next (`None`: between rounds), the end of a turn a
+/// pause cut short, the seeded schedule's random state and when the next
+/// deadlock look is due.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Schedule {
+    order: Vec<usize>,
+    next: Option<usize>,
+    turn_end: Option<u64>,
     rng: u64,
+    deadlock_check: u64,
+}
+
+/// When [`Machine::resume`] pauses, besides the run's end.
+#[derive(Clone, Debug, Default)]
+pub struct Goal {
+    /// Core `.0` has taken exactly `.1` steps (instructions and exceptions;
+    /// exact when the cores run [`Core::exact`]).
+    pub core_steps: Option<(usize, u64)>,
+    /// All cores together have taken this many steps.
+    pub total_steps: Option<u64>,
+    /// A core reached one of its [`Machine::breakpoints`].
+    pub breakpoints: bool,
+    /// A core's access made the checker keep a finding (the cores must run
+    /// with [`Core::stop_on_finding`]).
+    pub findings: bool,
+    /// A core's turn ended.
+    pub turn_ends: bool,
+}
+
+/// Why [`Machine::resume`] paused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pause {
+    /// The goal's step count is reached.
+    Reached,
+    /// Core `core` is at breakpoint `pc` (the instruction there not run yet).
+    Breakpoint { core: usize, pc: u32 },
+    /// Core `core`'s last instruction made the checker keep a finding.
+    Finding { core: usize },
+    /// Core `core`'s turn ended.
+    TurnEnd { core: usize },
+}
+
+/// What [`Machine::resume`] came to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    Ended(RunEnd),
+    Paused(Pause),
 }
 
 impl Machine {
@@ -131,16 +186,18 @@ impl Machine {
             limits: RunLimits::default(),
             transfer_spans: Vec::new(),
             finding_stacks: Vec::new(),
-            rng: 0,
+            breakpoints: vec![BTreeSet::new(); count],
+            schedule: Schedule::default(),
         }
     }
 
     fn next_random(&mut self) -> u64 {
         // xorshift64*: small, deterministic, good enough for schedules.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        let rng = &mut self.schedule.rng;
+        *rng ^= *rng >> 12;
+        *rng ^= *rng << 25;
+        *rng ^= *rng >> 27;
+        rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
     /// Instructions (and exceptions) over all cores, as the budget counts.
@@ -195,7 +252,18 @@ impl Machine {
 
     /// Runs every core until all exit, one faults, or a limit passes.
     pub fn run(&mut self) -> RunEnd {
-        let started = Instant::now();
+        self.begin();
+        loop {
+            // Without a goal nothing pauses: only an end returns.
+            if let Progress::Ended(end) = self.resume(&Goal::default()) {
+                return end;
+            }
+        }
+    }
+
+    /// Readies the cores to run (engines, the schedule's seed): once, before
+    /// the first [`Machine::resume`].
+    pub fn begin(&mut self) {
         let mut compiler = None;
         for core in &mut self.cores {
             // Without a code generator for this host the interpreter runs.
@@ -203,59 +271,111 @@ impl Machine {
                 let _ = core.set_engine(Engine::Interp, &mut compiler);
             }
         }
-        self.rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        let seeded = self.limits.seed != 0;
-        let mut order: Vec<usize> = (0..self.cores.len()).collect();
+        let order = (0..self.cores.len()).collect();
+        let rng = self.limits.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         // By instruction count, not time: the look ahead changes nothing, but
         // when it stops a run must not depend on the host's speed.
-        let mut next_deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
-        let end = loop {
-            if self.states.iter().all(|s| *s != CoreState::Running) {
-                break RunEnd::Exited;
+        let deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
+        self.schedule = Schedule { order, next: None, turn_end: None, rng, deadlock_check };
+    }
+
+    /// Runs the schedule on from where it stands until the run ends or
+    /// `goal` asks for a pause. A paused run resumes exactly where it
+    /// paused: the turn under way goes on to its end.
+    pub fn resume(&mut self, goal: &Goal) -> Progress {
+        let started = Instant::now();
+        let seeded = self.limits.seed != 0;
+        loop {
+            let Some(position) = self.schedule.next else {
+                // A round begins.
+                if self.states.iter().all(|s| *s != CoreState::Running) {
+                    self.output.flush();
+                    return Progress::Ended(RunEnd::Exited);
+                }
+                if seeded {
+                    for i in (1..self.schedule.order.len()).rev() {
+                        let j = (self.next_random() % (i as u64 + 1)) as usize;
+                        self.schedule.order.swap(i, j);
+                    }
+                }
+                self.schedule.next = Some(0);
+                continue;
+            };
+            if position == self.schedule.order.len() {
+                self.schedule.next = None;
+                if let Some(end) = self.end_of_round(started) {
+                    self.output.flush();
+                    return Progress::Ended(end);
+                }
+                continue;
             }
-            if seeded {
-                for i in (1..order.len()).rev() {
-                    let j = (self.next_random() % (i as u64 + 1)) as usize;
-                    order.swap(i, j);
+            let id = self.schedule.order[position];
+            if self.states[id] != CoreState::Running {
+                self.schedule.next = Some(position + 1);
+                continue;
+            }
+            let turn_end = match self.schedule.turn_end {
+                Some(end) => end,
+                None => {
+                    let quantum = if seeded {
+                        self.limits.quantum / 2 + self.next_random() % self.limits.quantum.max(1)
+                    } else {
+                        self.limits.quantum
+                    };
+                    *self.schedule.turn_end.insert(self.cores[id].cpu.steps() + quantum.max(1))
+                }
+            };
+            let steps = self.cores[id].cpu.steps();
+            let mut until = turn_end;
+            if let Some((core, target)) = goal.core_steps {
+                if core == id {
+                    until = until.min(target.max(steps));
                 }
             }
-            let mut fault = None;
-            for &id in &order.clone() {
-                if self.states[id] != CoreState::Running {
-                    continue;
+            if let Some(total) = goal.total_steps {
+                until = until.min(steps + total.saturating_sub(self.total_steps()));
+            }
+            let pause = self.run_core(id, until, goal);
+            if matches!(self.states[id], CoreState::Stopped(_)) {
+                self.schedule.turn_end = None;
+                self.schedule.next = None;
+                self.output.flush();
+                return Progress::Ended(RunEnd::Fault(id));
+            }
+            if let Some(pause) = pause {
+                return Progress::Paused(pause);
+            }
+            let turn_over = self.states[id] != CoreState::Running || self.cores[id].cpu.steps() >= turn_end;
+            if turn_over {
+                self.schedule.turn_end = None;
+                self.schedule.next = Some(position + 1);
+                if goal.turn_ends {
+                    return Progress::Paused(Pause::TurnEnd { core: id });
                 }
-                let quantum = if seeded {
-                    self.limits.quantum / 2 + self.next_random() % self.limits.quantum.max(1)
-                } else {
-                    self.limits.quantum
-                };
-                self.run_core(id, quantum.max(1));
-                if matches!(self.states[id], CoreState::Stopped(_)) {
-                    fault = Some(id);
-                    break;
-                }
+            } else {
+                return Progress::Paused(Pause::Reached);
             }
-            if let Some(id) = fault {
-                break RunEnd::Fault(id);
+        }
+    }
+
+    /// The checks between rounds: the budget, the clock, Ctrl-C, deadlock.
+    fn end_of_round(&mut self, started: Instant) -> Option<RunEnd> {
+        if self.total_steps() >= self.limits.max_insns {
+            return Some(RunEnd::Budget);
+        }
+        if started.elapsed() >= self.limits.wall {
+            return Some(RunEnd::Timeout);
+        }
+        if self.limits.interrupt.as_ref().is_some_and(Interrupt::requested) {
+            return Some(RunEnd::Interrupted);
+        }
+        if self.total_steps() >= self.schedule.deadlock_check {
+            self.schedule.deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
+            if self.deadlocked() {
+                return Some(RunEnd::Deadlock);
             }
-            if self.total_steps() >= self.limits.max_insns {
-                break RunEnd::Budget;
-            }
-            if started.elapsed() >= self.limits.wall {
-                break RunEnd::Timeout;
-            }
-            if self.limits.interrupt.as_ref().is_some_and(Interrupt::requested) {
-                break RunEnd::Interrupted;
-            }
-            if self.total_steps() >= next_deadlock_check {
-                next_deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
-                if self.deadlocked() {
-                    break RunEnd::Deadlock;
-                }
-            }
-        };
-        self.output.flush();
-        end
+        }
+        None
     }
 
     /// Whether every running core is in a cycle that writes no memory (so
@@ -267,20 +387,25 @@ impl Machine {
             && running.iter().all(|&id| self.cores[id].spins_without_storing(&mut self.mem, DEADLOCK_LOOK_AHEAD))
     }
 
-    /// Gives core `id` one turn.
-    fn run_core(&mut self, id: usize, quantum: u64) {
-        let target = self.cores[id].cpu.steps() + quantum;
+    /// Runs core `id` until its steps reach `until` (about, unless the
+    /// core runs [`Core::exact`]), it stops, or `goal` pauses it.
+    fn run_core(&mut self, id: usize, until: u64, goal: &Goal) -> Option<Pause> {
         while self.states[id] == CoreState::Running {
-            let left = target.saturating_sub(self.cores[id].cpu.steps());
+            let left = until.saturating_sub(self.cores[id].cpu.steps());
             if left == 0 {
-                return;
+                return None;
             }
             match self.cores[id].run(&mut self.mem, left) {
-                Event::Budget => return,
+                Event::Budget => return None,
                 Event::Simcall => self.simcall(id),
                 Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
                 Event::Halted => self.states[id] = CoreState::Halted,
-                Event::Finding => self.note_finding_stack(id),
+                Event::Finding => {
+                    self.note_finding_stack(id);
+                    if goal.findings {
+                        return Some(Pause::Finding { core: id });
+                    }
+                }
                 Event::Hook(pc) => {
                     self.transfer_hook(id, pc);
                     if let Some(checker) = &mut self.mem.checker {
@@ -293,9 +418,13 @@ impl Machine {
                             self.cores[id].add_hook(ret);
                         }
                     }
+                    if goal.breakpoints && self.breakpoints.get(id).is_some_and(|set| set.contains(&pc)) {
+                        return Some(Pause::Breakpoint { core: id, pc });
+                    }
                 }
             }
         }
+        None
     }
 
     /// Core `id` just made the access of the checker's last finding: its

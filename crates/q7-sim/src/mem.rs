@@ -585,6 +585,12 @@ impl Memory {
         self.code_granules.as_ptr()
     }
 
+    /// Whether any 4 KiB granule of `[start, start + len)` holds decoded code.
+    pub fn holds_code(&self, start: u32, len: u32) -> bool {
+        let last = start.saturating_add(len.max(1) - 1);
+        (start >> CODE_SHIFT..=last >> CODE_SHIFT).any(|g| self.granule_has_code(g << CODE_SHIFT))
+    }
+
     #[inline(always)]
     fn granule_has_code(&self, addr: u32) -> bool {
         let g = (addr >> CODE_SHIFT) as usize;
@@ -664,8 +670,10 @@ impl Memory {
         }
     }
 
-    /// Forgets every decoded byte (the block caches flush on the new epoch).
-    fn forget_code(&mut self) {
+    /// Forgets every decoded byte (the block caches flush on the new epoch):
+    /// needed when code changed behind the cores' backs, or when blocks must
+    /// be decoded anew (a new hook inside one).
+    pub fn forget_code(&mut self) {
         self.code_epoch += 1;
         // Granule bits are set only with `code_bytes` entries: with none,
         // the 128 KiB bitmap is already clear (the loader's many host

@@ -20,6 +20,7 @@ pub const CAPTURE_LIMIT: usize = 1 << 20;
 pub const MAX_LINE: usize = 4096;
 
 /// Console state of a machine.
+#[derive(Clone)]
 pub struct Output {
     mode: OutputMode,
     /// Partial lines per core and stream (index fd - 1).

@@ -18,14 +18,14 @@ mod sregs;
 mod unwind;
 mod window;
 
-use crate::block::{Block, BlockCache, Fetcher, Region};
+use crate::block::{Block, BlockCache, Fetcher, Region, MAX_BLOCK_OPS};
 use crate::config::CoreConfig;
 use crate::jit::{Compiler, Engine, Jit, JitCtx, Seek, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
 pub use crate::stop::{cause, Stop};
-pub use unwind::Frame;
+pub use unwind::{Frame, FrameRegisters};
 
 /// Why [`Core::run`] returned.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,6 +173,24 @@ impl Cpu {
     }
 }
 
+/// A core's saved state (see [`Core::save`]).
+pub struct SavedCore {
+    cpu: Cpu,
+    hook_reported: bool,
+}
+
+impl SavedCore {
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+}
+
+impl Clone for SavedCore {
+    fn clone(&self) -> SavedCore {
+        SavedCore { cpu: self.cpu.architectural_copy(), hook_reported: self.hook_reported }
+    }
+}
+
 /// A core: state plus decoded-code cache.
 pub struct Core {
     pub cpu: Cpu,
@@ -183,6 +201,12 @@ pub struct Core {
     /// after an access the checker kept a finding for (the state is then
     /// that of the access: its call stack can be read).
     pub stop_on_finding: bool,
+    /// Stop exactly at the budget [`Core::run`] is given, never a block
+    /// past it: the last instructions before it run one at a time. A
+    /// debugger needs this, so that where a run pauses depends on nothing
+    /// but the instruction counts (not on where blocks end, which its
+    /// breakpoints change).
+    pub exact: bool,
     /// Price and file every instruction (the profiling path, slower).
     pub profile: Option<Box<CoreProfile>>,
     /// Stop with [`Event::Halted`] when the pc gets here.
@@ -256,6 +280,7 @@ impl Core {
             cache: BlockCache::new(),
             trace: false,
             stop_on_finding: false,
+            exact: false,
             profile: None,
             halt_pc: None,
             hooks: Vec::new(),
@@ -329,6 +354,9 @@ impl Core {
     /// blocks), or until an event needs the machine.
     pub fn run(&mut self, mem: &mut Memory, budget: u64) -> Event {
         let limit = self.cpu.steps().saturating_add(budget);
+        // Exact: blocks, passes and regions overshoot their budget by less
+        // than one block, so they run while that cannot pass `limit`.
+        let fast_limit = if self.exact { limit.saturating_sub(MAX_BLOCK_OPS as u64) } else { limit };
         if let (Some(jit), Some(ctx)) = (self.jit.as_deref_mut(), self.cpu.jit.as_deref_mut()) {
             jit.pages.refresh(mem, self.cpu.id);
             jit.pages.fill(ctx, mem);
@@ -351,7 +379,8 @@ impl Core {
             // Not the halt pc (that returned above) and not a hook: nothing
             // needs a look before this block runs again.
             let repeatable = !hooked_here;
-            let fetcher = Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend };
+            let fetcher =
+                Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend, hooks: &self.hooks };
             let block = match self.cache.index_or_build(pc, fetcher, mem) {
                 Ok(index) => self.cache.at(index),
                 Err(stop) => return Event::Stopped(stop),
@@ -362,7 +391,7 @@ impl Core {
                 }
                 continue;
             }
-            if self.trace || self.stop_on_finding {
+            if self.trace || self.stop_on_finding || self.cpu.steps() >= fast_limit {
                 let kept = mem.checker.as_ref().map_or(0, |c| c.findings.len());
                 if let Err(event) = self.cpu.exec_one(mem, block, self.trace) {
                     return event;
@@ -385,7 +414,7 @@ impl Core {
             if let Some(side) = jit.as_mut() {
                 side.consider(&self.cpu, block);
                 if let (true, Some(region)) = (repeatable, block.translation.region.get()) {
-                    match side.enter_region(&mut self.cpu, mem, region, limit) {
+                    match side.enter_region(&mut self.cpu, mem, region, fast_limit) {
                         Ok(true) => continue,
                         Ok(false) if block.translation.straight.get().is_none() => side.jit.region_refused(block),
                         Ok(false) => {}
@@ -397,11 +426,11 @@ impl Core {
             // again without the lookup, while nothing else needs a look.
             let epoch = mem.code_epoch;
             loop {
-                let budget = limit.saturating_sub(self.cpu.steps());
+                let budget = fast_limit.saturating_sub(self.cpu.steps());
                 if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
-                if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= limit || mem.code_epoch != epoch {
+                if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= fast_limit || mem.code_epoch != epoch {
                     break;
                 }
                 // Each pass counts towards the block's heat; once it heads
@@ -415,6 +444,31 @@ impl Core {
             }
         }
         Event::Budget
+    }
+
+    /// This core's state, to come back to with [`Core::restore`]: the
+    /// architectural state and whether the hook at the pc was reported.
+    pub fn save(&self) -> SavedCore {
+        SavedCore { cpu: self.cpu.architectural_copy(), hook_reported: self.hook_taken }
+    }
+
+    /// Puts the core back in `saved` (decoded and compiled code stay: they
+    /// follow memory, which the caller restores).
+    pub fn restore(&mut self, saved: &SavedCore) {
+        let jit = self.cpu.jit.take();
+        self.cpu = saved.cpu.architectural_copy();
+        self.cpu.jit = jit;
+        self.hook_taken = saved.hook_reported;
+    }
+
+    /// Whether the hook at the pc was reported (the next [`Core::run`]
+    /// runs its instruction rather than report it again).
+    pub fn hook_reported(&self) -> bool {
+        self.hook_taken
+    }
+
+    pub fn set_hook_reported(&mut self, reported: bool) {
+        self.hook_taken = reported;
     }
 
     /// Blocks decoded so far (for statistics).

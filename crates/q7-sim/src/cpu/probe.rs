@@ -37,7 +37,7 @@ impl Cpu {
             let block = match blocks.entry(copy.pc) {
                 Entry::Occupied(known) => known.into_mut(),
                 Entry::Vacant(slot) => {
-                    let fetcher = Fetcher { core: copy.id, isa: &copy.config.isa, lend: copy.lend };
+                    let fetcher = Fetcher { core: copy.id, isa: &copy.config.isa, lend: copy.lend, hooks: &[] };
                     match build_one(copy.pc, fetcher, mem) {
                         Ok(block) => slot.insert(block),
                         Err(_) => return false,
@@ -60,7 +60,7 @@ impl Cpu {
 
     /// This core's architectural state, without the JIT's context (the copy
     /// interprets).
-    fn architectural_copy(&self) -> Cpu {
+    pub(crate) fn architectural_copy(&self) -> Cpu {
         Cpu {
             id: self.id,
             config: self.config.clone(),

@@ -20,6 +20,7 @@
 //! was returned, the output is the destination tensor, which all cores wrote.
 
 mod args;
+pub mod debug;
 mod discover;
 mod error;
 pub mod image;

@@ -30,12 +30,14 @@ pub struct OpSession<'lib> {
     pub machine: Machine,
     /// The library's images (borrowed: a run does not copy their bytes
     /// and symbol tables).
-    images: &'lib [OpImage],
-    function: String,
+    pub(super) images: &'lib [OpImage],
+    pub(super) function: String,
     op: Option<String>,
     function_index: u32,
-    placement: Placement,
-    dst: Destination,
+    pub(super) placement: Placement,
+    pub(super) dst: Destination,
+    /// Name, dtype and shape of each tensor argument, in order.
+    pub(super) tensor_args: Vec<(String, q7_target::DType, Vec<usize>)>,
     started: Instant,
 }
 
@@ -158,7 +160,9 @@ pub(super) fn prepare<'lib>(
         core.cpu.pc = img.entry;
         core.cpu.stack_guard = Some(StackGuard { window_base: img.window.base(), floor: img.end() });
     }
-    Ok(OpSession { machine, images, function: function.to_string(), op, function_index, placement, dst, started })
+    let tensor_args = tensors().map(|t| (t.name.clone(), t.dtype, t.shape.clone())).collect();
+    let function = function.to_string();
+    Ok(OpSession { machine, images, function, op, function_index, placement, dst, tensor_args, started })
 }
 
 impl OpSession<'_> {

@@ -1,0 +1,145 @@
+//! An op launch under the debugger: the timeline of its run (see
+//! [`crate::debug`]) with the op's names for things: code by function and
+//! source line, tensors by argument name, breakpoints by function.
+
+use q7_target::DType;
+
+use super::session::OpSession;
+use super::{CodeLocation, OpImage};
+use crate::cpu::Frame;
+use crate::debug::Timeline;
+use crate::machine::{CoreState, MAX_FRAMES};
+
+/// A tensor of the launch, where the cores see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorView {
+    /// The argument's name (the input file's stem), or `dst`.
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub addr: u32,
+    /// The destination tensor.
+    pub output: bool,
+}
+
+impl TensorView {
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The address of the element at `index` (C order; one index into a
+    /// flattened tensor is allowed), or why there is none.
+    pub fn element(&self, index: &[usize]) -> Result<u32, String> {
+        let flat = match index {
+            [i] if self.shape.len() != 1 => *i,
+            _ if index.len() != self.shape.len() => {
+                return Err(format!("{} has {} dimensions, not {}", self.name, self.shape.len(), index.len()))
+            }
+            _ => index.iter().zip(&self.shape).try_fold(0usize, |flat, (&i, &d)| {
+                (i < d)
+                    .then_some(flat * d + i)
+                    .ok_or_else(|| format!("index {i} is outside {}'s dimension of {d}", self.name))
+            })?,
+        };
+        if flat >= self.numel() {
+            return Err(format!("element {flat} is outside {} ({} elements)", self.name, self.numel()));
+        }
+        Ok(self.addr + (flat * self.dtype.size()) as u32)
+    }
+}
+
+/// The op's run under the debugger.
+pub struct OpDebug<'lib> {
+    pub timeline: Timeline,
+    pub images: &'lib [OpImage],
+    pub tensors: Vec<TensorView>,
+    pub function: String,
+}
+
+impl<'lib> OpSession<'lib> {
+    /// The loaded launch as a timeline to debug, not yet run.
+    pub fn into_debug(self) -> OpDebug<'lib> {
+        let tensors = self.tensor_views();
+        OpDebug { timeline: Timeline::new(self.machine), images: self.images, tensors, function: self.function }
+    }
+}
+
+impl OpDebug<'_> {
+    pub fn cores(&self) -> usize {
+        self.images.len()
+    }
+
+    /// `pc` of core `core`, named.
+    pub fn locate(&self, core: usize, pc: u32) -> CodeLocation {
+        self.images[core].locate(pc)
+    }
+
+    /// Core `core`'s call stack, innermost first, each frame named.
+    pub fn stack(&self, core: usize) -> Vec<(Frame, CodeLocation)> {
+        let machine = &self.timeline.machine;
+        let frames = machine.cores[core].cpu.call_stack(&machine.mem, MAX_FRAMES);
+        frames.into_iter().map(|f| (f, self.locate(core, f.pc))).collect()
+    }
+
+    /// The tensor named `name` (an argument's name, or `dst`).
+    pub fn tensor(&self, name: &str) -> Option<&TensorView> {
+        self.tensors.iter().find(|t| t.name == name)
+    }
+
+    /// Where core `core` should stop for function `name`: past its `entry`
+    /// (where its frame exists and the call stack reads), by symbol.
+    pub fn function_breakpoints(&self, core: usize, name: &str) -> Vec<u32> {
+        let image = &self.images[core];
+        let mut pcs = image.functions.entries_named(name);
+        if pcs.is_empty() {
+            pcs.extend(image.symbol(name));
+        }
+        let mem = &self.timeline.machine.mem;
+        let isa = &self.timeline.machine.cores[core].cpu.config.isa;
+        pcs.into_iter()
+            .map(|pc| {
+                let mut bytes = [0u8; 3];
+                let entry =
+                    mem.fetch(core, pc, &mut bytes).ok().and_then(|n| q7_isa::decode(&bytes[..n], pc, isa).ok());
+                match entry {
+                    Some(insn) if insn.op == q7_isa::Opcode::Entry => pc + u32::from(insn.len),
+                    _ => pc,
+                }
+            })
+            .collect()
+    }
+
+    /// What each core is doing, in words.
+    pub fn core_state(&self, core: usize) -> String {
+        match &self.timeline.machine.states[core] {
+            CoreState::Running => "running".into(),
+            CoreState::Exited(0) => "exited".into(),
+            CoreState::Exited(status) => format!("exited with status {status}"),
+            CoreState::Stopped(stop) => format!("stopped: {stop}"),
+            CoreState::Halted => "halted".into(),
+        }
+    }
+}
+
+impl OpSession<'_> {
+    /// The launch's tensors: the inputs by argument name, then `dst`.
+    fn tensor_views(&self) -> Vec<TensorView> {
+        let mut views: Vec<TensorView> = (self.tensor_args.iter().zip(&self.placement.inputs))
+            .map(|((name, dtype, shape), &addr)| TensorView {
+                name: name.clone(),
+                dtype: *dtype,
+                shape: shape.clone(),
+                addr,
+                output: false,
+            })
+            .collect();
+        views.push(TensorView {
+            name: "dst".into(),
+            dtype: self.dst.dtype,
+            shape: self.dst.shape.clone(),
+            addr: self.placement.dst,
+            output: true,
+        });
+        views
+    }
+}
