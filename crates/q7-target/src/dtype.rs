@@ -118,3 +118,73 @@ mod tests {
         assert_eq!(DType::BF16.code(), 15);
     }
 }
+
+/// One element as a number: floats widened to f64 (exactly), integers kept.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Element {
+    Float(f64),
+    Int(i64),
+}
+
+/// IEEE half precision to single (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, _) => return f32::from_bits(sign) + (if sign != 0 { -1.0 } else { 1.0 }) * frac as f32 * 2f32.powi(-24),
+        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 112) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+impl DType {
+    /// The element in the little-endian bytes `b` (at least [`DType::size`]
+    /// of them; missing bytes read as zero).
+    pub fn element(self, b: &[u8]) -> Element {
+        let mut padded = [0u8; 8];
+        let n = b.len().min(8);
+        padded[..n].copy_from_slice(&b[..n]);
+        let b = padded;
+        let u16le = u16::from_le_bytes([b[0], b[1]]);
+        let u32le = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        match self {
+            DType::U8 | DType::Bool => Element::Int(b[0] as i64),
+            DType::I8 => Element::Int(b[0] as i8 as i64),
+            DType::I16 => Element::Int(u16le as i16 as i64),
+            DType::I32 => Element::Int(u32le as i32 as i64),
+            DType::I64 => Element::Int(i64::from_le_bytes(b)),
+            DType::F16 => Element::Float(f16_to_f32(u16le) as f64),
+            DType::BF16 => Element::Float(f32::from_bits((u16le as u32) << 16) as f64),
+            DType::F32 => Element::Float(f32::from_bits(u32le) as f64),
+            DType::F64 => Element::Float(f64::from_le_bytes(b)),
+        }
+    }
+
+    /// Shortest text that reads back to the same value of this type.
+    pub fn show(self, e: Element) -> String {
+        match e {
+            Element::Int(i) => i.to_string(),
+            Element::Float(x) if self == DType::F64 => format!("{x:?}"),
+            Element::Float(x) => format!("{:?}", x as f32),
+        }
+    }
+}
+
+#[cfg(test)]
+mod element_tests {
+    use super::*;
+
+    #[test]
+    fn elements_decode_as_their_type() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert!(f16_to_f32(0x7e00).is_nan());
+        assert_eq!(DType::I16.element(&[0xfe, 0xff]), Element::Int(-2));
+        assert_eq!(DType::F32.show(DType::F32.element(&1.5f32.to_le_bytes())), "1.5");
+        assert_eq!(DType::BF16.element(&[0x80, 0x3f]), Element::Float(1.0));
+    }
+}

@@ -27,5 +27,5 @@ pub mod schema;
 pub mod stale;
 
 pub use artifacts::{Artifact, ArtifactKind};
-pub use dtype::DType;
+pub use dtype::{DType, Element};
 pub use memmap::Window;

@@ -3,7 +3,7 @@
 //! equal to any NaN); with a relative tolerance for float ops whose compiler
 //! may contract a multiply and an add into one rounding on one side only.
 
-use q7_target::DType;
+use q7_target::{DType, Element};
 
 /// One differing element.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -30,50 +30,6 @@ pub struct Comparison {
 impl Comparison {
     pub fn same(&self) -> bool {
         self.differing == 0 && self.mismatch.is_none()
-    }
-}
-
-/// One element as a number: floats widened to f64 (exactly), integers kept.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Element {
-    Float(f64),
-    Int(i64),
-}
-
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let frac = (h & 0x3ff) as u32;
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, _) => return f32::from_bits(sign) + (if sign != 0 { -1.0 } else { 1.0 }) * frac as f32 * 2f32.powi(-24),
-        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
-        _ => sign | ((exp + 112) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
-fn element(dtype: DType, b: &[u8]) -> Element {
-    let u16le = || u16::from_le_bytes([b[0], b[1]]);
-    match dtype {
-        DType::U8 | DType::Bool => Element::Int(b[0] as i64),
-        DType::I8 => Element::Int(b[0] as i8 as i64),
-        DType::I16 => Element::Int(u16le() as i16 as i64),
-        DType::I32 => Element::Int(i32::from_le_bytes(b[..4].try_into().unwrap_or_default()) as i64),
-        DType::I64 => Element::Int(i64::from_le_bytes(b[..8].try_into().unwrap_or_default())),
-        DType::F16 => Element::Float(f16_to_f32(u16le()) as f64),
-        DType::BF16 => Element::Float(f32::from_bits((u16le() as u32) << 16) as f64),
-        DType::F32 => Element::Float(f32::from_le_bytes(b[..4].try_into().unwrap_or_default()) as f64),
-        DType::F64 => Element::Float(f64::from_le_bytes(b[..8].try_into().unwrap_or_default())),
-    }
-}
-
-/// Shortest text that reads back to the same value of the element's type.
-fn show(dtype: DType, e: Element) -> String {
-    match e {
-        Element::Int(i) => i.to_string(),
-        Element::Float(x) if dtype == DType::F64 => format!("{x:?}"),
-        Element::Float(x) => format!("{:?}", x as f32),
     }
 }
 
@@ -129,7 +85,7 @@ pub fn compare(native: View, simulated: View, tolerance: Option<f64>, keep: usiz
         if a == b {
             continue;
         }
-        let (x, y) = (element(native.dtype, a), element(simulated.dtype, b));
+        let (x, y) = (native.dtype.element(a), simulated.dtype.element(b));
         if equal(x, y, tolerance) {
             continue;
         }
@@ -138,8 +94,8 @@ pub fn compare(native: View, simulated: View, tolerance: Option<f64>, keep: usiz
             first.push(Difference {
                 index,
                 position: position(index, simulated.shape),
-                native: show(native.dtype, x),
-                simulated: show(simulated.dtype, y),
+                native: native.dtype.show(x),
+                simulated: simulated.dtype.show(y),
             });
         }
     }
@@ -182,13 +138,5 @@ mod tests {
         );
         assert!(!c.same());
         assert!(c.mismatch.unwrap().contains("[1, 2]"));
-    }
-
-    #[test]
-    fn half_precision_widens_exactly() {
-        assert_eq!(f16_to_f32(0x3c00), 1.0);
-        assert_eq!(f16_to_f32(0xc000), -2.0);
-        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
-        assert!(f16_to_f32(0x7e00).is_nan());
     }
 }
