@@ -20,6 +20,7 @@ tools=(
   "chromium:chromium"
   "csmith:csmith"
   "creduce:creduce"
+  "tmux:tmux"
 )
 
 missing=()

@@ -188,9 +188,38 @@ pub struct Checker {
 const HOST: u8 = 0xff;
 
 impl Checker {
-    /// Bytes of shadow state (what a copy of the checker costs).
-    pub fn shadow_bytes(&self) -> usize {
-        self.tensor.writer.len() + self.tcm.iter().map(|s| s.writer.len()).sum::<usize>()
+    /// The checker without its shadows' bytes (a snapshot keeps those
+    /// apart, in chunks shared between snapshots).
+    pub fn without_shadows(&self) -> Checker {
+        let empty = |s: &Shadow| Shadow { base: s.base, writer: Vec::new() };
+        Checker {
+            tensor: empty(&self.tensor),
+            tcm: self.tcm.iter().map(empty).collect(),
+            tcm_size: self.tcm_size,
+            live: self.live.clone(),
+            tcm_live: self.tcm_live.clone(),
+            allocator: self.allocator.clone(),
+            pending: self.pending.clone(),
+            findings: self.findings.clone(),
+            counts: self.counts,
+            generation: self.generation,
+            caches: self.caches.clone(),
+        }
+    }
+
+    /// The shadows' bytes: tensor memory's, then each TCM's.
+    pub fn shadows(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(&self.tensor).chain(&self.tcm).map(|s| s.writer.as_slice())
+    }
+
+    /// Moves the shadows' buffers of `other` into this checker (made by
+    /// [`Checker::without_shadows`]), to be overwritten in place.
+    pub fn take_shadows(&mut self, other: &mut Checker) -> Vec<&mut [u8]> {
+        self.tensor.writer = std::mem::take(&mut other.tensor.writer);
+        for (mine, theirs) in self.tcm.iter_mut().zip(&mut other.tcm) {
+            mine.writer = std::mem::take(&mut theirs.writer);
+        }
+        std::iter::once(&mut self.tensor).chain(&mut self.tcm).map(|s| s.writer.as_mut_slice()).collect()
     }
 
     /// Watches `[tensor_base, +tensor_size)` and, per core, the TCM.

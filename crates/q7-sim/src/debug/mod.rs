@@ -13,6 +13,7 @@
 //! exactly by running that turn again one step at a time.
 
 mod reverse;
+pub use reverse::PathStep;
 pub mod snapshot;
 
 use crate::machine::{Goal, Machine, Pause, Progress, RunEnd};

@@ -21,6 +21,8 @@ pub struct Snapshot {
     states: Vec<CoreState>,
     schedule: Schedule,
     output: Output,
+    /// The checker without its shadows, which are in `regions` after the
+    /// memory regions.
     checker: Option<Checker>,
     finding_stacks: Vec<(usize, Vec<Frame>)>,
     /// Per region, its bytes in chunks.
@@ -32,13 +34,20 @@ pub struct Snapshot {
 impl Snapshot {
     /// The machine as it is, sharing unchanged chunks with `previous`.
     pub fn take(machine: &Machine, previous: Option<&Snapshot>) -> Snapshot {
+        // Memory nothing wrote is most of a machine: its chunks share one.
+        let zero: Arc<[u8]> = Arc::from(vec![0u8; CHUNK]);
         let mut own_bytes = 0;
-        let regions = (machine.mem.regions.iter().enumerate())
-            .map(|(i, region)| {
+        let checker = machine.mem.checker.as_ref();
+        let buffers = (machine.mem.regions.iter().map(|r| r.data.as_slice()))
+            .chain(checker.into_iter().flat_map(Checker::shadows));
+        let regions = buffers
+            .enumerate()
+            .map(|(i, data)| {
                 let before = previous.and_then(|p| p.regions.get(i));
-                (region.data.chunks(CHUNK).enumerate())
+                (data.chunks(CHUNK).enumerate())
                     .map(|(k, bytes)| match before.and_then(|b| b.get(k)) {
                         Some(chunk) if **chunk == *bytes => chunk.clone(),
+                        _ if bytes.len() == CHUNK && bytes.iter().all(|&b| b == 0) => zero.clone(),
                         _ => {
                             own_bytes += bytes.len();
                             Arc::from(bytes)
@@ -47,8 +56,7 @@ impl Snapshot {
                     .collect()
             })
             .collect();
-        let checker = machine.mem.checker.clone();
-        own_bytes += checker.as_ref().map_or(0, Checker::shadow_bytes);
+        let checker = checker.map(Checker::without_shadows);
         Snapshot {
             time: machine.total_steps(),
             cores: machine.cores.iter().map(|c| c.save()).collect(),
@@ -67,7 +75,8 @@ impl Snapshot {
     /// forgotten only when a chunk holding some changed.
     pub fn restore(&self, machine: &mut Machine) {
         let mut code_changed = false;
-        for (i, chunks) in self.regions.iter().enumerate() {
+        let region_count = machine.mem.regions.len();
+        for (i, chunks) in self.regions.iter().enumerate().take(region_count) {
             let base = machine.mem.regions[i].base;
             for (k, chunk) in chunks.iter().enumerate() {
                 let start = k * CHUNK;
@@ -82,24 +91,40 @@ impl Snapshot {
         if code_changed {
             machine.mem.forget_code();
         }
+        // The checker: the saved one, its shadow buffers reused and refilled.
+        machine.mem.checker = match (&self.checker, machine.mem.checker.take()) {
+            (Some(saved), Some(mut live)) => {
+                let mut restored = saved.clone();
+                for (shadow, chunks) in restored.take_shadows(&mut live).into_iter().zip(&self.regions[region_count..])
+                {
+                    for (bytes, chunk) in shadow.chunks_mut(CHUNK).zip(chunks) {
+                        if *bytes != **chunk {
+                            bytes.copy_from_slice(chunk);
+                        }
+                    }
+                }
+                Some(restored)
+            }
+            _ => None,
+        };
         for (core, saved) in machine.cores.iter_mut().zip(&self.cores) {
             core.restore(saved);
         }
         machine.states.clone_from(&self.states);
         machine.schedule = self.schedule.clone();
         machine.output = self.output.clone();
-        machine.mem.checker.clone_from(&self.checker);
         machine.finding_stacks.clone_from(&self.finding_stacks);
     }
 
     /// Counts [`Snapshot::own_bytes`] again against a new predecessor
     /// (after the one between was dropped).
     pub fn recount(&mut self, previous: Option<&Snapshot>) {
-        let mut own = self.checker.as_ref().map_or(0, Checker::shadow_bytes);
+        let mut own = 0;
         for (i, chunks) in self.regions.iter().enumerate() {
             let before = previous.and_then(|p| p.regions.get(i));
             for (k, chunk) in chunks.iter().enumerate() {
-                if !before.and_then(|b| b.get(k)).is_some_and(|b| Arc::ptr_eq(b, chunk)) {
+                let shared = before.and_then(|b| b.get(k)).is_some_and(|b| Arc::ptr_eq(b, chunk));
+                if !shared && chunk.iter().any(|&b| b != 0) {
                     own += chunk.len();
                 }
             }

@@ -109,6 +109,36 @@ impl OpDebug<'_> {
             .collect()
     }
 
+    /// The instruction at `pc` as core `core` sees it.
+    fn instruction(&self, core: usize, pc: u32) -> Option<q7_isa::Insn> {
+        let machine = &self.timeline.machine;
+        let mut bytes = [0u8; 3];
+        let n = machine.mem.fetch(core, pc, &mut bytes).ok()?;
+        q7_isa::decode(&bytes[..n], pc, &machine.cores[core].cpu.config.isa).ok()
+    }
+
+    /// Whether core `core`'s next instruction is a call (`next` runs it whole).
+    pub fn at_call(&self, core: usize) -> bool {
+        let pc = self.timeline.machine.cores[core].cpu.pc;
+        self.instruction(core, pc).is_some_and(|insn| insn.mnemonic().starts_with("call"))
+    }
+
+    /// `count` instructions from `pc` of core `core`, as text.
+    pub fn disassemble(&self, core: usize, pc: u32, count: usize) -> Vec<(u32, String)> {
+        let mut lines = Vec::new();
+        let mut at = pc;
+        for _ in 0..count {
+            match self.instruction(core, at) {
+                Some(insn) => {
+                    lines.push((at, insn.to_string().replace('\t', " ")));
+                    at += u32::from(insn.len);
+                }
+                None => break,
+            }
+        }
+        lines
+    }
+
     /// What each core is doing, in words.
     pub fn core_state(&self, core: usize) -> String {
         match &self.timeline.machine.states[core] {

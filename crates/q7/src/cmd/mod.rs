@@ -1,6 +1,7 @@
 //! Subcommand definitions and dispatch.
 
 mod build;
+mod debug;
 mod disasm;
 mod inspect;
 mod layout;
@@ -33,6 +34,7 @@ pub struct Cli {
 #[command(defer = true)]
 enum Command {
     Build(build::Args),
+    Debug(debug::Args),
     Disasm(disasm::Args),
     Layout(layout::Args),
     #[command(name = "legalize-ir")]
@@ -77,6 +79,7 @@ pub fn command(args: &[std::ffi::OsString]) -> clap::Command {
 pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
     match cli.command {
         Command::Build(a) => build::run(a),
+        Command::Debug(a) => debug::run(a, matches.subcommand_matches("debug")),
         Command::Disasm(a) => disasm::run(a),
         Command::Layout(a) => layout::run(a),
         Command::LegalizeIr(a) => legalize_ir::run(a),

@@ -226,21 +226,39 @@ fn with_session<R>(
     run: impl FnOnce(OpSession<'_>) -> Result<R, OpError>,
     report: impl FnOnce(&mut R) -> &mut OpReport,
 ) -> Result<R> {
+    // Ctrl-C stops the simulated run (and is reported) rather than q7.
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
+    with_prepared(args, matches, Some(interrupt), |library, values, options, session| {
+        let mut result = run(session).map_err(|e| with_hint(e, args))?;
+        let located = report(&mut result);
+        library.locate_findings(&args.function, values, options, located).map_err(|e| with_hint(e, args))?;
+        Ok(result)
+    })
+}
+
+/// Opens the op, reads the inputs and loads the machine as the flags say,
+/// then hands `body` the session with what loaded it (the library, the
+/// argument values and the options: a second run needs them). What `q7
+/// run`, `q7 profile` and `q7 debug` share.
+pub(super) fn with_prepared<R>(
+    args: &Args,
+    matches: Option<&ArgMatches>,
+    interrupt: Option<q7_sim::interrupt::Interrupt>,
+    body: impl FnOnce(&OpLibrary, &[ArgValue], &OpOptions, OpSession<'_>) -> Result<R>,
+) -> Result<R> {
     let library = OpLibrary::open(&args.image, args.cores).map_err(|e| with_hint(e, args))?;
     // Inputs first: the arguments borrow their bytes.
     let arrays = read_inputs(args)?;
     let values = argument_values(args, matches, &arrays);
     // The shape function's answer, unless both flags override it.
     let shaped = shaped_destination(args, &library, &values)?;
-    // Ctrl-C stops the simulated run (and is reported) rather than q7.
-    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
     let options = OpOptions {
         limits: RunLimits {
             max_insns: args.max_insns,
             wall: Duration::from_secs(args.timeout),
             seed: args.seed,
             engine: args.engine.engine(),
-            interrupt: Some(interrupt),
+            interrupt,
             ..RunLimits::default()
         },
         checks: !args.no_checks,
@@ -253,10 +271,7 @@ fn with_session<R>(
         locate_findings: false,
     };
     let session = library.prepare(&args.function, &values, &options).map_err(|e| with_hint(e, args))?;
-    let mut result = run(session).map_err(|e| with_hint(e, args))?;
-    let located = report(&mut result);
-    library.locate_findings(&args.function, &values, &options, located).map_err(|e| with_hint(e, args))?;
-    Ok(result)
+    body(&library, &values, &options, session)
 }
 
 /// The `.npy` inputs, in order.

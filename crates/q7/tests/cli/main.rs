@@ -21,6 +21,7 @@ mod build_shape;
 mod build_vendor_argv;
 mod builtin_structure;
 mod csmith_diff;
+mod debug_sessions;
 mod disasm_boundaries;
 mod disasm_cli;
 mod disasm_gnu_corpus;

@@ -1,0 +1,477 @@
+//! The debugger's commands: parsed from one line each, run against the op's
+//! timeline, answered in text (gdb's names and, where it has one, its
+//! output's shape).
+
+use std::io::Write;
+
+use anyhow::Result;
+use q7_sim::debug::{Arrival, Motion, Watch};
+use q7_sim::op::debug::OpDebug;
+use q7_target::DType;
+
+/// Whether the session goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+/// A numbered breakpoint: where it was asked for and the pcs it stands
+/// for on each core.
+struct Breakpoint {
+    number: usize,
+    spec: String,
+    pcs: Vec<(usize, u32)>,
+    hits: u64,
+}
+
+/// A numbered watchpoint on the timeline's watch of the same index.
+struct Watchpoint {
+    number: usize,
+    spec: String,
+    dtype: DType,
+}
+
+pub struct Session<'lib> {
+    pub(super) op: OpDebug<'lib>,
+    /// The core commands look at.
+    pub(super) core: usize,
+    /// The frame of that core's stack they look at.
+    pub(super) frame: usize,
+    breakpoints: Vec<Breakpoint>,
+    watchpoints: Vec<Watchpoint>,
+    next_number: usize,
+    findings: bool,
+    /// Console output shown so far (bytes of the captured streams).
+    shown: [usize; 2],
+}
+
+const HELP: &str = "\
+break LOCATION       stop at FUNCTION or *ADDRESS (every core)
+delete [N]           delete breakpoint or watchpoint N (all without N)
+watch TENSOR[I]...   stop when an element of a tensor changes (watch *ADDR LEN for bytes)
+continue (c)         run until a breakpoint, watchpoint, finding or the end
+step (s), next (n)   run the selected core to the next source line (next: over calls)
+stepi (si)           run the selected core one instruction
+finish               run until the selected frame returns
+reverse-continue (rc), reverse-step (rs), reverse-next (rn), reverse-stepi (rsi), reverse-finish
+                     the same, backwards in time
+backtrace (bt)       the selected core's call stack
+frame N, core N      select a frame, a core
+info cores|breakpoints|watchpoints|registers|tensors|time
+print TENSOR[I]...   an element of a tensor (print $REG for a register)
+disassemble          the selected core's next instructions
+x/NF ADDR            N units at ADDR as F: x (hex words), d, u, f (f32), b (bytes)
+quit (q)";
+
+impl<'lib> Session<'lib> {
+    pub fn new(op: OpDebug<'lib>, findings: bool) -> Session<'lib> {
+        Session {
+            op,
+            core: 0,
+            frame: 0,
+            breakpoints: Vec::new(),
+            watchpoints: Vec::new(),
+            next_number: 1,
+            findings,
+            shown: [0, 0],
+        }
+    }
+
+    /// Runs one command line, answering on `out`. Errors in the command are
+    /// answered, not returned: only failing to write is an error.
+    pub fn execute(&mut self, line: &str, out: &mut dyn Write) -> Result<Flow> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(Flow::Continue);
+        }
+        let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let answer = match word {
+            "q" | "quit" => return Ok(Flow::Quit),
+            "help" | "h" => Ok(HELP.to_string()),
+            "b" | "break" => self.add_breakpoint(rest),
+            "delete" | "d" => self.delete(rest),
+            "watch" => self.add_watch(rest),
+            "c" | "continue" => Ok(self.go(|s| s.op.timeline.forward(s.motion()))),
+            "rc" | "reverse-continue" => Ok(self.go(|s| s.op.timeline.reverse(s.motion()))),
+            "si" | "stepi" => Ok(self.go(|s| s.stepi())),
+            "rsi" | "reverse-stepi" => Ok(self.go(|s| s.op.timeline.reverse_step(s.core))),
+            "s" | "step" => Ok(self.go(|s| s.step_line(false))),
+            "n" | "next" => Ok(self.go(|s| s.step_line(true))),
+            "rs" | "reverse-step" => Ok(self.go(|s| s.reverse_line(false))),
+            "rn" | "reverse-next" => Ok(self.go(|s| s.reverse_line(true))),
+            "finish" => Ok(self.go(|s| s.finish())),
+            "reverse-finish" => Ok(self.go(|s| s.reverse_finish())),
+            "bt" | "backtrace" | "where" => Ok(self.backtrace()),
+            "frame" | "f" => self.select_frame(rest),
+            "core" => self.select_core(rest),
+            "info" | "i" => self.info(rest),
+            "disassemble" | "disas" => Ok(self.disassemble()),
+            "p" | "print" => self.print(rest),
+            _ if word.starts_with("x/") || word == "x" => self.examine(word, rest),
+            _ => Err(format!("unknown command `{word}` (help lists them)")),
+        };
+        match answer {
+            Ok(text) if text.is_empty() => {}
+            Ok(text) => writeln!(out, "{text}")?,
+            Err(message) => writeln!(out, "error: {message}")?,
+        }
+        self.show_console(out)?;
+        q7_sim::interrupt::clear();
+        Ok(Flow::Continue)
+    }
+
+    /// What `continue` stops at.
+    pub(super) fn motion(&self) -> Motion {
+        Motion { breakpoints: true, watches: true, findings: self.findings, ..Motion::default() }
+    }
+
+    /// Runs a motion and says where it stopped.
+    fn go(&mut self, motion: impl FnOnce(&mut Self) -> Arrival) -> String {
+        let arrival = motion(self);
+        self.frame = 0;
+        let mut text = String::new();
+        match &arrival {
+            Arrival::Breakpoint { core, pc } => {
+                self.core = *core;
+                let hit = self.breakpoints.iter_mut().find(|b| b.pcs.contains(&(*core, *pc)));
+                if let Some(b) = hit {
+                    b.hits += 1;
+                    text = format!("Breakpoint {}, ", b.number);
+                }
+            }
+            Arrival::Watch { core, index, old, new } => {
+                self.core = *core;
+                let w = &self.watchpoints[*index];
+                let (old, new) = (w.dtype.show(w.dtype.element(old)), w.dtype.show(w.dtype.element(new)));
+                text = format!("Watchpoint {} {}: {old} -> {new}\n", w.number, w.spec);
+            }
+            Arrival::Finding { core, .. } => {
+                self.core = *core;
+                let checker = self.op.timeline.machine.mem.checker.as_ref();
+                let finding = checker.and_then(|c| c.findings.last()).map(ToString::to_string);
+                text = format!("Finding: {}\n", finding.unwrap_or_else(|| "(not kept)".into()));
+            }
+            Arrival::Ended(end) => return self.ended(end),
+            Arrival::Start => text = "At the start of the run (no earlier history).\n".into(),
+            Arrival::Interrupted => text = "Interrupted.\n".into(),
+            Arrival::Reached => {}
+        }
+        text.push_str(&self.where_now());
+        text
+    }
+
+    /// `core N at LOCATION`.
+    fn where_now(&self) -> String {
+        let pc = self.op.timeline.machine.cores[self.core].cpu.pc;
+        format!("core {} at {}", self.core, self.op.locate(self.core, pc))
+    }
+
+    fn ended(&self, end: &q7_sim::machine::RunEnd) -> String {
+        let states: Vec<String> = (0..self.op.cores()).map(|c| format!("core {c} {}", self.op.core_state(c))).collect();
+        let findings = self.op.timeline.machine.mem.checker.as_ref().map_or(0, |c| c.counts.iter().sum::<u64>());
+        format!("The run ended ({end:?}): {}; {findings} findings.", states.join(", "))
+    }
+
+    fn add_breakpoint(&mut self, spec: &str) -> Result<String, String> {
+        if spec.is_empty() {
+            return Err("break needs a location: FUNCTION or *ADDRESS".into());
+        }
+        let mut pcs = Vec::new();
+        for core in 0..self.op.cores() {
+            match spec.strip_prefix('*') {
+                Some(addr) => pcs.push((core, parse_address(addr)?)),
+                None => pcs.extend(self.op.function_breakpoints(core, spec).into_iter().map(|pc| (core, pc))),
+            }
+        }
+        if pcs.is_empty() {
+            return Err(format!("no function `{spec}` in the op's images"));
+        }
+        for &(core, pc) in &pcs {
+            self.op.timeline.add_breakpoint(core, pc);
+        }
+        let number = self.take_number();
+        let at = self.op.locate(0, pcs[0].1);
+        self.breakpoints.push(Breakpoint { number, spec: spec.into(), pcs, hits: 0 });
+        Ok(format!("Breakpoint {number} at {at} (core 0; every core at its copy)"))
+    }
+
+    fn take_number(&mut self) -> usize {
+        self.next_number += 1;
+        self.next_number - 1
+    }
+
+    fn delete(&mut self, what: &str) -> Result<String, String> {
+        let numbers: Vec<usize> = match what {
+            "" => self.breakpoints.iter().map(|b| b.number).chain(self.watchpoints.iter().map(|w| w.number)).collect(),
+            n => vec![n.parse().map_err(|_| format!("`{n}` is not a breakpoint number"))?],
+        };
+        for number in numbers {
+            if let Some(i) = self.breakpoints.iter().position(|b| b.number == number) {
+                for (core, pc) in self.breakpoints.remove(i).pcs {
+                    let shared = self.breakpoints.iter().any(|b| b.pcs.contains(&(core, pc)));
+                    if !shared {
+                        self.op.timeline.remove_breakpoint(core, pc);
+                    }
+                }
+            } else if let Some(i) = self.watchpoints.iter().position(|w| w.number == number) {
+                self.watchpoints.remove(i);
+                self.op.timeline.watches.remove(i);
+            } else {
+                return Err(format!("no breakpoint or watchpoint {number}"));
+            }
+        }
+        Ok(String::new())
+    }
+
+    fn add_watch(&mut self, spec: &str) -> Result<String, String> {
+        let (watch, dtype) = match spec.strip_prefix('*') {
+            Some(rest) => {
+                let mut words = rest.split_whitespace();
+                let addr = parse_address(words.next().unwrap_or(""))?;
+                let len =
+                    words.next().map_or(Ok(4), |l| l.parse::<u32>().map_err(|_| format!("`{l}` is not a length")))?;
+                (Watch { core: self.core, addr, len: len.clamp(1, 64) }, DType::U8)
+            }
+            None => {
+                let (tensor, addr) = self.element(spec)?;
+                (Watch { core: self.core, addr, len: tensor.size() as u32 }, tensor)
+            }
+        };
+        let number = self.take_number();
+        self.op.timeline.watches.push(watch);
+        self.watchpoints.push(Watchpoint { number, spec: spec.into(), dtype });
+        Ok(format!("Watchpoint {number}: {spec}"))
+    }
+
+    /// `NAME[I][J]...` or `NAME[FLAT]`: the tensor's dtype and the address.
+    fn element(&self, spec: &str) -> Result<(DType, u32), String> {
+        let (name, indices) = spec.split_once('[').ok_or_else(|| format!("`{spec}` is not TENSOR[INDEX]"))?;
+        let tensor = self.op.tensor(name.trim()).ok_or_else(|| {
+            let names: Vec<&str> = self.op.tensors.iter().map(|t| t.name.as_str()).collect();
+            format!("no tensor `{}` (the launch has {})", name.trim(), names.join(", "))
+        })?;
+        let index = (indices.trim_end_matches(']').split("]["))
+            .map(|i| i.trim().parse::<usize>().map_err(|_| format!("`{i}` is not an index")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((tensor.dtype, tensor.element(&index)?))
+    }
+
+    fn backtrace(&self) -> String {
+        let stack = self.op.stack(self.core);
+        let lines: Vec<String> = (stack.iter().enumerate())
+            .map(|(i, (frame, at))| {
+                let mark = if i == self.frame { '*' } else { ' ' };
+                format!("{mark}#{i} {at} (sp {:#010x})", frame.sp)
+            })
+            .collect();
+        lines.join("\n")
+    }
+
+    fn select_frame(&mut self, n: &str) -> Result<String, String> {
+        let n: usize = n.parse().map_err(|_| format!("`{n}` is not a frame number"))?;
+        let stack = self.op.stack(self.core);
+        let (_, at) = stack.get(n).ok_or_else(|| format!("core {} has {} frames", self.core, stack.len()))?;
+        self.frame = n;
+        Ok(format!("#{n} {at}"))
+    }
+
+    fn select_core(&mut self, n: &str) -> Result<String, String> {
+        let n: usize = n.parse().map_err(|_| format!("`{n}` is not a core number"))?;
+        if n >= self.op.cores() {
+            return Err(format!("the op runs on {} cores", self.op.cores()));
+        }
+        (self.core, self.frame) = (n, 0);
+        Ok(self.where_now())
+    }
+
+    fn info(&self, what: &str) -> Result<String, String> {
+        let machine = &self.op.timeline.machine;
+        Ok(match what {
+            "cores" => (0..self.op.cores())
+                .map(|c| {
+                    let mark = if c == self.core { '*' } else { ' ' };
+                    let cpu = &machine.cores[c].cpu;
+                    let at = self.op.locate(c, cpu.pc);
+                    format!("{mark}core {c}: {} at {at}, {} instructions", self.op.core_state(c), cpu.insns)
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            "breakpoints" | "b" | "watchpoints" => {
+                let mut lines: Vec<String> = (self.breakpoints.iter())
+                    .map(|b| format!("{}  breakpoint  {}  hit {} times", b.number, b.spec, b.hits))
+                    .collect();
+                lines.extend(self.watchpoints.iter().map(|w| format!("{}  watchpoint  {}", w.number, w.spec)));
+                if lines.is_empty() {
+                    "No breakpoints or watchpoints.".into()
+                } else {
+                    lines.join("\n")
+                }
+            }
+            "registers" | "r" => {
+                let cpu = &machine.cores[self.core].cpu;
+                let mut text = format!("pc  {:#010x}  {}\n", cpu.pc, self.op.locate(self.core, cpu.pc));
+                for n in 0..16 {
+                    text.push_str(&format!("a{n:<2} {:#010x}{}", cpu.reg(n), if n % 4 == 3 { "\n" } else { "  " }));
+                }
+                text.push_str(&format!(
+                    "sar {:#x}  ps {:#x}  windowbase {}  lcount {}",
+                    cpu.sar, cpu.ps, cpu.windowbase, cpu.lcount
+                ));
+                text
+            }
+            "tensors" => (self.op.tensors.iter())
+                .map(|t| {
+                    format!(
+                        "{}: {:?} {:?} at {:#010x}{}",
+                        t.name,
+                        t.dtype,
+                        t.shape,
+                        t.addr,
+                        if t.output { " (output)" } else { "" }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            "time" => {
+                let (count, bytes) = self.op.timeline.snapshot_memory();
+                format!(
+                    "{} steps over all cores; {count} snapshots holding {:.1} MiB",
+                    self.op.timeline.time(),
+                    bytes as f64 / (1 << 20) as f64
+                )
+            }
+            _ => return Err(format!("info {what}: say cores, breakpoints, watchpoints, registers, tensors or time")),
+        })
+    }
+
+    /// The selected core's next instructions.
+    fn disassemble(&self) -> String {
+        let pc = self.op.timeline.machine.cores[self.core].cpu.pc;
+        let lines = self.op.disassemble(self.core, pc, 8);
+        lines
+            .iter()
+            .map(|(at, text)| format!("{} {at:#010x}: {text}", if *at == pc { "=>" } else { "  " }))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn print(&self, what: &str) -> Result<String, String> {
+        if let Some(reg) = what.strip_prefix('$') {
+            let cpu = &self.op.timeline.machine.cores[self.core].cpu;
+            let value = match reg {
+                "pc" => cpu.pc,
+                "sp" => cpu.reg(1),
+                _ => {
+                    let n: usize = reg
+                        .strip_prefix('a')
+                        .and_then(|n| n.parse().ok())
+                        .filter(|&n| n < 16)
+                        .ok_or_else(|| format!("no register ${reg}"))?;
+                    let frames = self.op.stack(self.core);
+                    let frame = &frames.get(self.frame).ok_or("no such frame")?.0;
+                    cpu.frame_register(&self.op.timeline.machine.mem, frame, n)
+                        .ok_or_else(|| format!("a{n} of frame {} is not known", self.frame))?
+                }
+            };
+            return Ok(format!("${reg} = {value} ({value:#x})"));
+        }
+        let (dtype, addr) = self.element(what)?;
+        let bytes =
+            self.op.timeline.machine.mem.host_read_for(self.core, addr, dtype.size()).map_err(|e| e.to_string())?;
+        Ok(format!("{what} = {}", dtype.show(dtype.element(bytes))))
+    }
+
+    fn examine(&self, word: &str, rest: &str) -> Result<String, String> {
+        let format = word.strip_prefix("x/").unwrap_or("1x");
+        let digits: String = format.chars().take_while(char::is_ascii_digit).collect();
+        let count: usize = if digits.is_empty() { 1 } else { digits.parse().map_err(|_| "bad count")? };
+        let unit = format[digits.len()..].chars().next().unwrap_or('x');
+        let addr = parse_address(rest)?;
+        let size = if unit == 'b' { 1 } else { 4 };
+        let count = count.clamp(1, 4096);
+        let mem = &self.op.timeline.machine.mem;
+        let bytes = mem.host_read_for(self.core, addr, count * size).map_err(|e| e.to_string())?;
+        let per_line = if unit == 'b' { 16 } else { 4 };
+        let mut text = String::new();
+        for (i, chunk) in bytes.chunks(size).enumerate() {
+            if i % per_line == 0 {
+                if i > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&format!("{:#010x}:", addr + (i * size) as u32));
+            }
+            let word = chunk.iter().rev().fold(0u32, |w, &b| w << 8 | u32::from(b));
+            let item = match unit {
+                'd' => (word as i32).to_string(),
+                'u' => word.to_string(),
+                'f' => DType::F32.show(DType::F32.element(chunk)),
+                'b' => format!("{word:02x}"),
+                _ => format!("{word:#010x}"),
+            };
+            text.push_str(&format!(" {item}"));
+        }
+        Ok(text)
+    }
+
+    /// The cores' console output the user has not seen yet.
+    fn show_console(&mut self, out: &mut dyn Write) -> Result<()> {
+        let output = &self.op.timeline.machine.output;
+        for (k, stream) in [&output.stdout, &output.stderr].into_iter().enumerate() {
+            if stream.len() > self.shown[k] {
+                out.write_all(&stream[self.shown[k]..])?;
+            }
+            self.shown[k] = stream.len();
+        }
+        Ok(())
+    }
+}
+
+fn parse_address(text: &str) -> Result<u32, String> {
+    q7_target::num::parse_u32(text.trim()).ok_or_else(|| format!("`{}` is not an address", text.trim()))
+}
+
+/// Command-name completion at the prompt.
+pub struct Completer;
+
+const NAMES: &[&str] = &[
+    "backtrace",
+    "break",
+    "continue",
+    "core",
+    "delete",
+    "finish",
+    "frame",
+    "help",
+    "info",
+    "next",
+    "print",
+    "quit",
+    "reverse-continue",
+    "reverse-finish",
+    "reverse-next",
+    "reverse-step",
+    "reverse-stepi",
+    "step",
+    "stepi",
+    "watch",
+];
+
+impl rustyline::completion::Completer for Completer {
+    type Candidate = String;
+    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+        let head = &line[..pos];
+        if head.contains(char::is_whitespace) {
+            return Ok((pos, Vec::new()));
+        }
+        Ok((0, NAMES.iter().filter(|n| n.starts_with(head)).map(|n| n.to_string()).collect()))
+    }
+}
+
+impl rustyline::hint::Hinter for Completer {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for Completer {}
+impl rustyline::validate::Validator for Completer {}
+impl rustyline::Helper for Completer {}

@@ -1,0 +1,112 @@
+//! `q7 debug`: `q7 run`'s arguments, then a prompt (or a command file) that
+//! stops, steps, looks and goes backwards through the op's run.
+
+mod commands;
+mod motion;
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::ArgMatches;
+
+/// Debug a built op in the simulator: the same arguments as `q7 run`, then
+/// a prompt.
+///
+/// All eight cores stop together: when one reaches a breakpoint, a
+/// watchpoint or a finding, every core stops where it is; `core N` selects
+/// the one commands look at. The run is deterministic, so it can also go
+/// backwards (`reverse-continue`, `reverse-step`, ...): q7 keeps machine
+/// snapshots and runs forward again from the nearest one, at full speed.
+///
+/// Commands (gdb's names; `help` at the prompt lists them): break, delete,
+/// continue, step, next, stepi, finish, reverse-continue, reverse-step,
+/// reverse-next, reverse-stepi, reverse-finish, watch, backtrace, frame,
+/// core, info (cores, breakpoints, registers, tensors), print, x, quit.
+///
+/// -x FILE runs the commands in FILE and prints the session (each command
+/// after the prompt), for tests and bug reports; the session ends at the
+/// end of the file.
+#[derive(Debug, clap::Args)]
+#[group(id = "debug_args")]
+pub struct Args {
+    #[command(flatten)]
+    run: super::run::Args,
+    /// Run the debugger commands in FILE instead of a prompt.
+    #[arg(short = 'x', long = "command", value_name = "FILE")]
+    script: Option<PathBuf>,
+    /// Stop at the first finding of q7's checks (stray store or read, race,
+    /// read of unwritten output), as at a breakpoint.
+    #[arg(long = "break-on-finding")]
+    break_on_finding: bool,
+}
+
+pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
+    let script = match &args.script {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
+    // Ctrl-C interrupts a command, not q7 (cleared after each command).
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
+    let mut run_args = args.run.clone();
+    run_args.json = true; // console output is captured and shown by the session
+    super::run::with_prepared(&run_args, matches, Some(interrupt), |_, _, _, session| {
+        let op = session.into_debug();
+        let mut session = commands::Session::new(op, args.break_on_finding);
+        let stdout = std::io::stdout();
+        match script {
+            Some(text) => {
+                let mut out = stdout.lock();
+                for line in text.lines() {
+                    writeln!(out, "(q7) {line}")?;
+                    if session.execute(line, &mut out)? == commands::Flow::Quit {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            None => interactive(&mut session),
+        }
+    })
+}
+
+/// The prompt: a line editor with history when stdin is a terminal, plain
+/// lines otherwise.
+fn interactive(session: &mut commands::Session<'_>) -> Result<()> {
+    use std::io::IsTerminal;
+    let mut out = std::io::stdout();
+    if !std::io::stdin().is_terminal() {
+        for line in std::io::stdin().lock().lines() {
+            if session.execute(&line?, &mut out)? == commands::Flow::Quit {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    let mut editor = rustyline::Editor::<commands::Completer, rustyline::history::DefaultHistory>::new()
+        .context("starting the line editor")?;
+    editor.set_helper(Some(commands::Completer));
+    let mut last = String::new();
+    loop {
+        match editor.readline("(q7) ") {
+            Ok(line) => {
+                // An empty line repeats the last command, as in gdb.
+                let line = if line.trim().is_empty() { last.clone() } else { line };
+                if !line.trim().is_empty() {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
+                if session.execute(&line, &mut out)? == commands::Flow::Quit {
+                    return Ok(());
+                }
+                out.flush()?;
+                last = line;
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(rustyline::error::ReadlineError::Eof) => return Ok(()),
+            Err(e) => return Err(e).context("reading a command"),
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! `q7 debug`: scripted sessions (`-x`) on planted-bug ops reach the bug's
+//! line and print the wrong values (golden transcripts, the same on both
+//! engines), and the prompt works in a real terminal (tmux).
+
+use std::process::Command;
+
+use crate::common::assert_golden;
+use crate::run_support::*;
+
+fn overread_build() -> std::path::PathBuf {
+    build_with(
+        "debug_overread",
+        &[("overread_backward", "overread_backward(Tensor grad, Tensor x) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/stray_reads.cpp"],
+        false,
+        &["--cflag", "-g"],
+    )
+}
+
+fn q7_debug(args: &[&str], script: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("commands.txt");
+    std::fs::write(&path, script).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_q7")).arg("debug").args(args).arg("-x").arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// relu_backward's gradient smaller than its input: the first stray read
+/// stops the run at the op's line, with the values that led there.
+#[test]
+fn a_stray_read_stops_at_the_ops_line_both_ways_on_both_engines() {
+    let image = overread_build();
+    let dir = tempfile::tempdir().unwrap();
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0; 6]);
+    let x: Vec<f32> = (0..20).map(|i| (i % 3) as f32).collect();
+    let x = write_f32(dir.path(), "x.npy", &x);
+    let script = "\
+info tensors
+break overread_backward
+continue
+delete 1
+continue
+backtrace
+print x[7]
+print grad[5]
+print dst[7]
+next
+print dst[7]
+reverse-next
+print dst[7]
+reverse-stepi
+stepi
+watch dst[4]
+reverse-continue
+continue
+info breakpoints
+delete
+continue
+";
+    let (image, grad, x) = (image.to_str().unwrap(), grad.to_str().unwrap(), x.to_str().unwrap());
+    let args = [image, "--fn", "overread_backward", "--in", grad, "--in", x, "--dst-shape", "20", "--break-on-finding"];
+    let jit = q7_debug(&[&args[..], &["--engine", "jit"]].concat(), script);
+    let interp = q7_debug(&[&args[..], &["--engine", "interp"]].concat(), script);
+    assert_eq!(jit, interp, "both engines tell the same session");
+    let line = std::fs::read_to_string(root().join("crates/q7-sim/tests/programs/ops/stray_reads.cpp"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("reads past grad's end"))
+        .unwrap()
+        + 1;
+    assert!(jit.contains(&format!("at stray_reads.cpp:{line}")), "{jit}");
+    assert!(jit.contains("element 7 of grad (6 elements at"), "{jit}");
+    assert_golden("debug_overread.txt", &jit);
+}
+
+/// A multicore op whose core 5 stores past the destination: every core
+/// stops together at the finding, on core 5.
+#[test]
+fn a_stray_store_on_one_core_stops_all_eight() {
+    let image = build(
+        "oob_op",
+        &[("oob_forward", "oob_forward(Tensor _0, int _1, int _2) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/oob_store.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(64, 3));
+    let script = "\
+break oob_forward
+continue
+info cores
+delete 1
+continue
+info cores
+backtrace
+reverse-continue
+continue
+";
+    let (image, x) = (image.to_str().unwrap(), x.to_str().unwrap());
+    let session =
+        q7_debug(&[image, "--fn", "oob_forward", "--in", x, "--arg", "5", "--arg", "2", "--break-on-finding"], script);
+    assert!(session.contains("Breakpoint 1, core 0 at oob_forward"), "{session}");
+    assert!(session.contains("Finding: core 5 pc"), "{session}");
+    assert_golden("debug_oob_store.txt", &session);
+}
+
+/// The prompt in a real terminal: typed commands, their answers, quit.
+#[test]
+fn the_prompt_answers_in_a_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        panic!("tmux is missing: scripts/bootstrap.sh installs it");
+    }
+    let image = overread_build();
+    let dir = tempfile::tempdir().unwrap();
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0; 6]);
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 20]);
+    let socket = dir.path().join("tmux.sock");
+    let tmux = |args: &[&str]| Command::new("tmux").arg("-S").arg(&socket).args(args).output().expect("tmux runs");
+    let command = format!(
+        "{} debug {} --fn overread_backward --in {} --in {} --dst-shape 20; sleep 30",
+        env!("CARGO_BIN_EXE_q7"),
+        overread_build().display(),
+        grad.display(),
+        x.display()
+    );
+    let _ = image;
+    assert!(tmux(&["new-session", "-d", "-x", "160", "-y", "40", &command]).status.success());
+    let screen = |want: &str| -> String {
+        for _ in 0..200 {
+            let shown = text(&tmux(&["capture-pane", "-p"]).stdout);
+            if shown.contains(want) {
+                return shown;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let shown = text(&tmux(&["capture-pane", "-p"]).stdout);
+        tmux(&["kill-server"]);
+        panic!("no `{want}` on the screen:\n{shown}");
+    };
+    screen("(q7)");
+    tmux(&["send-keys", "break overread_backward", "Enter"]);
+    screen("Breakpoint 1 at");
+    // Completion: `cont` + Tab completes to `continue`.
+    tmux(&["send-keys", "cont", "Tab", "Enter"]);
+    screen("Breakpoint 1, core 0 at overread_backward");
+    tmux(&["send-keys", "bt", "Enter"]);
+    let shown = screen("overread_backward_wrapper()");
+    assert!(shown.contains("#0 overread_backward"), "{shown}");
+    tmux(&["send-keys", "quit", "Enter"]);
+    tmux(&["kill-server"]);
+}
