@@ -282,6 +282,33 @@ giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
 LIST
 fi
 
+# --- q7 debug: a breakpoint near the end, and going back from there ---------
+# `q7 debug -x` (whole process) continuing to a breakpoint near the end of the
+# run (the first core's exit call) against a plain `q7 run` of the same op
+# (goal: within 2x); then the same session plus two reverse-stepi (the time a
+# step back costs, goal under 1 s) and the snapshots' memory it printed.
+if [[ -n $Q7 && -d ${NATIVE:-/nonexistent} ]] && ((SECONDS - START <= DEADLINE)); then
+  printf 'break q7_simcall\ncontinue\ninfo time\nquit\n' >"$LOGS/debug-continue.txt"
+  printf 'break q7_simcall\ncontinue\nreverse-stepi\nreverse-stepi\ninfo time\nquit\n' >"$LOGS/debug-back.txt"
+  while read -r example fn args; do
+    ((SECONDS - START <= DEADLINE)) || break
+    [[ -d $NATIVE/$example ]] || continue
+    read -ra extra <<<"${args//@/$NATIVE/}"
+    dbg_args=("$NATIVE/$example" --fn "$fn" "${extra[@]}")
+    plain_run() { "$Q7" run "${dbg_args[@]}"; }
+    to_break() { "$Q7" debug "${dbg_args[@]}" -x "$LOGS/debug-continue.txt"; }
+    and_back() { "$Q7" debug "${dbg_args[@]}" -x "$LOGS/debug-back.txt"; }
+    RUNS=3 versus "debug $example: continue to a breakpoint near the end" to_break plain_run "q7 run"
+    RUNS=3 versus "debug $example: the same plus 2 reverse-stepi" and_back to_break "without them"
+    steps=$(grep -o '^[0-9]* steps over all cores; [0-9]* snapshots holding [0-9.]* MiB' "$LOGS/last.out" | tail -n 1)
+    row "debug $example: run length and snapshot memory" "${steps:-unparsed}" "-" "-"
+  done <<'LIST'
+relu relu_forward --in @x.npy
+relu_multicore relu_forward --in @x.npy
+giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
+LIST
+fi
+
 # --- simulated instructions per second on the example ops (issue 15) ---------
 # `q7 run --stats --json` (instructions over the run's wall time, as --stats
 # prints it), the JIT beside the interpreter, checks on and off, on the op

@@ -59,6 +59,11 @@ pub struct RunArgs {
     pub common: Args,
     #[command(flatten)]
     pub native: super::run_native::NativeFlags,
+    /// When the run has findings, open the debugger (`q7 debug`) stopped at
+    /// the first, with its call stack; commands come from the terminal (or
+    /// stdin).
+    #[arg(long = "debug-on-finding")]
+    pub debug_on_finding: bool,
 }
 
 /// The flags `q7 run` and `q7 profile` share.
@@ -202,7 +207,12 @@ pub fn run(all: RunArgs, matches: Option<&ArgMatches>) -> Result<()> {
         let (report, estimate) = with_session(&args, matches, |s| s.run_estimated(), |r| &mut r.0)?;
         finish(&args, report, Some(&estimate))
     } else {
-        finish(&args, execute(&args, matches)?, None)
+        let report = execute(&args, matches)?;
+        if all.debug_on_finding && !report.findings.is_empty() {
+            eprintln!("q7 run: {} findings; the debugger stops at the first", report.finding_counts.total());
+            super::debug::at_first_finding(&args, matches)?;
+        }
+        finish(&args, report, None)
     }
 }
 

@@ -150,3 +150,29 @@ fn the_prompt_answers_in_a_terminal() {
     tmux(&["send-keys", "quit", "Enter"]);
     tmux(&["kill-server"]);
 }
+
+/// `q7 run --debug-on-finding`: a run with findings opens the debugger at
+/// the first (commands from stdin here), then fails as the run would.
+#[test]
+fn a_run_with_findings_opens_the_debugger_at_the_first() {
+    use std::io::Write;
+    let image = overread_build();
+    let dir = tempfile::tempdir().unwrap();
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0; 6]);
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 20]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_q7"))
+        .args(["run", image.to_str().unwrap(), "--fn", "overread_backward", "--dst-shape", "20", "--debug-on-finding"])
+        .args(["--in", grad.to_str().unwrap(), "--in", x.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"print x[6]\nprint grad[5]\nquit\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stdout.contains("Finding: core 0 pc") && stdout.contains("element 6 of grad"), "{stdout}");
+    assert!(stdout.contains("#0 overread_backward") && stdout.contains("x[6] = 1.0\ngrad[5] = 1.0"), "{stdout}");
+    assert!(stderr.contains("14 stray loads"), "{stderr}");
+}

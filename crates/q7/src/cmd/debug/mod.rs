@@ -49,25 +49,42 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         }
         None => None,
     };
+    open(&args.run, matches, args.break_on_finding, script.as_deref(), &[])
+}
+
+/// `q7 run --debug-on-finding`: the session that stops at the run's first
+/// finding, then the prompt.
+pub fn at_first_finding(args: &super::run::Args, matches: Option<&ArgMatches>) -> Result<()> {
+    open(args, matches, true, None, &["continue", "backtrace"])
+}
+
+/// A session over the op `run_args` name: `first` commands, then `script`'s
+/// (each echoed after the prompt) or the prompt's.
+fn open(
+    run_args: &super::run::Args,
+    matches: Option<&ArgMatches>,
+    break_on_finding: bool,
+    script: Option<&str>,
+    first: &[&str],
+) -> Result<()> {
     // Ctrl-C interrupts a command, not q7 (cleared after each command).
     let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
-    let mut run_args = args.run.clone();
+    let mut run_args = run_args.clone();
     run_args.json = true; // console output is captured and shown by the session
     super::run::with_prepared(&run_args, matches, Some(interrupt), |_, _, _, session| {
         let op = session.into_debug();
-        let mut session = commands::Session::new(op, args.break_on_finding);
+        let mut session = commands::Session::new(op, break_on_finding);
         let stdout = std::io::stdout();
-        match script {
-            Some(text) => {
-                let mut out = stdout.lock();
-                for line in text.lines() {
-                    writeln!(out, "(q7) {line}")?;
-                    if session.execute(line, &mut out)? == commands::Flow::Quit {
-                        break;
-                    }
-                }
-                Ok(())
+        let mut out = stdout.lock();
+        for line in first.iter().copied().chain(script.into_iter().flat_map(str::lines)) {
+            writeln!(out, "(q7) {line}")?;
+            if session.execute(line, &mut out)? == commands::Flow::Quit {
+                return Ok(());
             }
+        }
+        drop(out);
+        match script {
+            Some(_) => Ok(()),
             None => interactive(&mut session),
         }
     })
