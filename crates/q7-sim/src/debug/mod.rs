@@ -51,9 +51,9 @@ pub enum Arrival {
     Reached,
     /// Core `core` is at breakpoint `pc`, its instruction not run yet.
     Breakpoint { core: usize, pc: u32 },
-    /// Core `core`'s last instruction changed watch `index`'s bytes from
-    /// `old` to `new` (going backwards: the instruction is the next one).
-    Watch { core: usize, index: usize, old: Vec<u8>, new: Vec<u8> },
+    /// Core `core`'s instruction at `pc` changed watch `index`'s bytes from
+    /// `old` to `new`: the instruction just run (going backwards: the next).
+    Watch { core: usize, pc: u32, index: usize, old: Vec<u8>, new: Vec<u8> },
     /// Core `core`'s last instruction made the checker keep finding `index`
     /// (its number among all the checker counted).
     Finding { core: usize, index: u64 },
@@ -214,6 +214,7 @@ impl Timeline {
         let mut now = before.clone();
         while self.time() < end {
             let steps: Vec<u64> = self.machine.cores.iter().map(|c| c.cpu.steps()).collect();
+            let pcs: Vec<u32> = self.machine.cores.iter().map(|c| c.cpu.pc).collect();
             let time = self.time();
             if let Progress::Ended(run_end) =
                 self.machine.resume(&Goal { total_steps: Some(time + 1), ..Goal::default() })
@@ -228,7 +229,7 @@ impl Timeline {
                 }
                 let index = (0..self.watches.len()).find(|&i| next.watched[i] != now.watched[i]).unwrap_or(0);
                 let (old, new) = (now.watched[index].clone(), next.watched[index].clone());
-                return Some(Arrival::Watch { core, index, old, new });
+                return Some(Arrival::Watch { core, pc: pcs[core], index, old, new });
             }
             if self.ended.is_some() || self.time() == time {
                 break;

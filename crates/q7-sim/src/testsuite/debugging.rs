@@ -128,8 +128,8 @@ fn watchpoints_name_the_store_and_run_backwards() {
     let watch = Motion { watches: true, ..Motion::default() };
     for n in 1..=3u32 {
         let arrival = t.forward(watch);
-        let Arrival::Watch { core, index, old, new } = arrival else { panic!("{arrival:?}") };
-        assert_eq!((core, index), (1, 0));
+        let Arrival::Watch { core, pc, index, old, new } = arrival else { panic!("{arrival:?}") };
+        assert_eq!((core, pc, index), (1, STORE_PC, 0));
         assert_eq!((old, new), ((n - 1).to_le_bytes().to_vec(), n.to_le_bytes().to_vec()));
         // Just after the store.
         assert_eq!(t.machine.cores[1].cpu.pc, STORE_PC + 3);

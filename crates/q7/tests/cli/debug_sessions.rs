@@ -176,3 +176,70 @@ fn a_run_with_findings_opens_the_debugger_at_the_first() {
     assert!(stdout.contains("#0 overread_backward") && stdout.contains("x[6] = 1.0\ngrad[5] = 1.0"), "{stdout}");
     assert!(stderr.contains("14 stray loads"), "{stderr}");
 }
+
+fn bugs_build(multicore: bool) -> std::path::PathBuf {
+    let name = if multicore { "debug_bugs8" } else { "debug_bugs" };
+    build_with(
+        name,
+        &[
+            ("stride_forward", "stride_forward(Tensor x) -> Tensor"),
+            ("overlap_forward", "overlap_forward(Tensor x) -> Tensor"),
+        ],
+        &["crates/q7-sim/tests/programs/ops/debug_bugs.cpp"],
+        multicore,
+        &["--cflag", "-g"],
+    )
+}
+
+/// A stride error: watching one output element stops at the store that
+/// wrote it, at the op's line, and the input shows where its value came
+/// from (x[1][0], not x[1][4]).
+#[test]
+fn a_stride_error_shows_in_the_value_a_watchpoint_stops_at() {
+    let image = bugs_build(false);
+    let dir = tempfile::tempdir().unwrap();
+    let x: Vec<f32> = (0..32).map(|i| i as f32).collect();
+    let x = write_npy_f32(dir.path(), "x.npy", &[4, 8], &x);
+    let script = "\
+watch dst[1][4]
+continue
+print x[1][4]
+print x[1][0]
+backtrace
+";
+    let session = q7_debug(&[image.to_str().unwrap(), "--fn", "stride_forward", "--in", x.to_str().unwrap()], script);
+    assert!(session.contains("Watchpoint 1 dst[1][4]: 0.0 -> 16.0"), "{session}");
+    assert!(session.contains("x[1][0] = 8.0") && session.contains("x[1][4] = 12.0"), "{session}");
+    assert!(
+        session.contains(&format!("debug_bugs.cpp:{}", source_line("debug_bugs.cpp", "stride: rows"))),
+        "{session}"
+    );
+    assert_golden("debug_stride.txt", &session);
+}
+
+/// Eight cores each writing one element too many: the race stops every
+/// core at the second store, on the core that made it.
+#[test]
+fn an_off_by_one_across_cores_stops_at_the_racing_store() {
+    let image = bugs_build(true);
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(64, 5));
+    let script = "\
+continue
+info cores
+print dst[8]
+backtrace
+";
+    let session = q7_debug(
+        &[image.to_str().unwrap(), "--fn", "overlap_forward", "--in", x.to_str().unwrap(), "--break-on-finding"],
+        script,
+    );
+    assert!(session.contains("Finding: core"), "{session}");
+    assert!(session.contains(&format!("debug_bugs.cpp:{}", source_line("debug_bugs.cpp", "off by one"))), "{session}");
+    assert_golden("debug_overlap.txt", &session);
+}
+
+fn source_line(file: &str, marker: &str) -> usize {
+    let text = std::fs::read_to_string(root().join("crates/q7-sim/tests/programs/ops").join(file)).unwrap();
+    text.lines().position(|l| l.contains(marker)).unwrap() + 1
+}

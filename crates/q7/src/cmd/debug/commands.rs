@@ -141,17 +141,23 @@ impl<'lib> Session<'lib> {
                     text = format!("Breakpoint {}, ", b.number);
                 }
             }
-            Arrival::Watch { core, index, old, new } => {
+            Arrival::Watch { core, pc, index, old, new } => {
                 self.core = *core;
                 let w = &self.watchpoints[*index];
                 let (old, new) = (w.dtype.show(w.dtype.element(old)), w.dtype.show(w.dtype.element(new)));
-                text = format!("Watchpoint {} {}: {old} -> {new}\n", w.number, w.spec);
+                let at = self.op.locate(*core, *pc);
+                text = format!("Watchpoint {} {}: {old} -> {new}\n  stored by core {core} at {at}\n", w.number, w.spec);
             }
             Arrival::Finding { core, .. } => {
                 self.core = *core;
                 let checker = self.op.timeline.machine.mem.checker.as_ref();
-                let finding = checker.and_then(|c| c.findings.last()).map(ToString::to_string);
-                text = format!("Finding: {}\n", finding.unwrap_or_else(|| "(not kept)".into()));
+                match checker.and_then(|c| c.findings.last()) {
+                    Some(finding) => {
+                        let (by, pc) = finding.place();
+                        text = format!("Finding: {finding}\n  by core {by} at {}\n", self.op.locate(by, pc));
+                    }
+                    None => text = "Finding (beyond the ones the checker keeps)\n".into(),
+                }
             }
             Arrival::Ended(end) => return self.ended(end),
             Arrival::Start => text = "At the start of the run (no earlier history).\n".into(),

@@ -74,6 +74,13 @@ pub fn write_f32(dir: &Path, name: &str, data: &[f32]) -> PathBuf {
     path
 }
 
+/// A float32 `.npy` of `shape`.
+pub fn write_npy_f32(dir: &Path, name: &str, shape: &[usize], data: &[f32]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, npy::write(&Array::from_f32(shape.to_vec(), data))).unwrap();
+    path
+}
+
 pub fn read_f32(path: &Path) -> Vec<f32> {
     npy::read(&std::fs::read(path).unwrap()).unwrap().to_f32().expect("float32 output")
 }
