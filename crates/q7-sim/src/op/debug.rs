@@ -64,6 +64,14 @@ impl<'lib> OpSession<'lib> {
     }
 }
 
+impl<'lib> OpDebug<'lib> {
+    /// A bare program's run (one core, no tensors) to debug; `image` names
+    /// its code (see [`OpImage::symbols_of`]).
+    pub fn bare(machine: crate::machine::Machine, image: &'lib [OpImage]) -> OpDebug<'lib> {
+        OpDebug { timeline: Timeline::new(machine), images: image, tensors: Vec::new(), function: "main".into() }
+    }
+}
+
 impl OpDebug<'_> {
     pub fn cores(&self) -> usize {
         self.images.len()

@@ -56,6 +56,24 @@ impl OpImage {
         Ok(image)
     }
 
+    /// The symbols (and DWARF) of a program linked where it runs (a bare
+    /// program): names for its code, no bytes of its own.
+    pub fn symbols_of(elf: &[u8]) -> OpImage {
+        let mut image = OpImage {
+            window: Window::Single,
+            base: 0,
+            entry: 0,
+            bytes: Vec::new(),
+            memory_size: 0,
+            symbols: HashMap::new(),
+            kind: "program",
+            functions: FunctionTable::default(),
+            debug: None,
+        };
+        image.add_symbols_from(elf, 0);
+        image
+    }
+
     /// Takes function and object symbols from `elf` (the image itself, or
     /// the unstripped `.so` next to a stripped one), moved by `delta`.
     /// Inputs without a symbol table add nothing.

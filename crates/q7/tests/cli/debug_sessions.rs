@@ -243,3 +243,26 @@ fn source_line(file: &str, marker: &str) -> usize {
     let text = std::fs::read_to_string(root().join("crates/q7-sim/tests/programs/ops").join(file)).unwrap();
     text.lines().position(|l| l.contains(marker)).unwrap() + 1
 }
+
+/// A bare program (as `q7 run-bare` runs it): breakpoints by symbol, the
+/// stack, a step out of a function without line information, and back.
+#[test]
+fn a_bare_program_debugs_by_its_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = crate::run_bare::build(dir.path(), "de212", "calls.c");
+    let script = "\
+break fib
+continue
+backtrace
+finish
+reverse-finish
+info cores
+delete
+continue
+";
+    let session = q7_debug(&["--bare", elf.to_str().unwrap(), "--board", "de212"], script);
+    assert!(session.contains("Breakpoint 1, core 0 at fib+0x3"), "{session}");
+    assert!(session.contains("#1 main+"), "{session}");
+    assert!(session.contains("fib27=196418"), "the console output: {session}");
+    assert!(session.contains("The run ended (Exited)"), "{session}");
+}

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use common::*;
 
-fn build(out: &Path, board: &str, source: &str) -> PathBuf {
+pub(crate) fn build(out: &Path, board: &str, source: &str) -> PathBuf {
     let programs = root().join("crates/q7-sim/tests/programs");
     let status = Command::new("bash")
         .arg(programs.join("build.sh"))

@@ -200,7 +200,8 @@ impl<'lib> Session<'lib> {
         let number = self.take_number();
         let at = self.op.locate(0, pcs[0].1);
         self.breakpoints.push(Breakpoint { number, spec: spec.into(), pcs, hits: 0 });
-        Ok(format!("Breakpoint {number} at {at} (core 0; every core at its copy)"))
+        let every = if self.op.cores() > 1 { " (core 0; every core at its copy)" } else { "" };
+        Ok(format!("Breakpoint {number} at {at}{every}"))
     }
 
     fn take_number(&mut self) -> usize {

@@ -31,7 +31,13 @@ use clap::ArgMatches;
 #[group(id = "debug_args")]
 pub struct Args {
     #[command(flatten)]
-    run: super::run::Args,
+    run: Option<super::run::Args>,
+    /// Debug a bare-metal Xtensa ELF (as `q7 run-bare` runs it) instead of an op.
+    #[arg(long, value_name = "ELF", conflicts_with = "Args")]
+    bare: Option<PathBuf>,
+    /// The board of --bare: de212 or de233_fpu.
+    #[arg(long, default_value = "de212", value_parser = ["de212", "de233_fpu"], requires = "bare")]
+    board: String,
     /// Run the debugger commands in FILE instead of a prompt.
     #[arg(short = 'x', long = "command", value_name = "FILE")]
     script: Option<PathBuf>,
@@ -49,7 +55,23 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         }
         None => None,
     };
-    open(&args.run, matches, args.break_on_finding, script.as_deref(), &[])
+    match (&args.run, &args.bare) {
+        (Some(run), _) => open(run, matches, args.break_on_finding, script.as_deref(), &[]),
+        (None, Some(elf)) => open_bare(elf, &args.board, script.as_deref()),
+        (None, None) => anyhow::bail!("say what to debug: a build directory or image and --fn, or --bare ELF"),
+    }
+}
+
+/// A session over a bare program.
+fn open_bare(elf: &std::path::Path, board: &str, script: Option<&str>) -> Result<()> {
+    let bytes = crate::io::read_input(elf)?;
+    let board = if board == "de233_fpu" { q7_sim::bare::Board::de233_fpu() } else { q7_sim::bare::Board::de212() };
+    let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
+    let mut machine = q7_sim::bare::load(&board, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", elf.display()))?;
+    machine.limits.interrupt = Some(interrupt);
+    let image = [q7_sim::op::OpImage::symbols_of(&bytes)];
+    let session = commands::Session::new(q7_sim::op::debug::OpDebug::bare(machine, &image), false);
+    drive(session, script, &[])
 }
 
 /// `q7 run --debug-on-finding`: the session that stops at the run's first
@@ -72,8 +94,14 @@ fn open(
     let mut run_args = run_args.clone();
     run_args.json = true; // console output is captured and shown by the session
     super::run::with_prepared(&run_args, matches, Some(interrupt), |_, _, _, session| {
-        let op = session.into_debug();
-        let mut session = commands::Session::new(op, break_on_finding);
+        drive(commands::Session::new(session.into_debug(), break_on_finding), script, first)
+    })
+}
+
+/// Runs `first`, then `script`'s commands (each echoed after the prompt) or
+/// the prompt's.
+fn drive(mut session: commands::Session<'_>, script: Option<&str>, first: &[&str]) -> Result<()> {
+    {
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
         for line in first.iter().copied().chain(script.into_iter().flat_map(str::lines)) {
@@ -82,12 +110,11 @@ fn open(
                 return Ok(());
             }
         }
-        drop(out);
-        match script {
-            Some(_) => Ok(()),
-            None => interactive(&mut session),
-        }
-    })
+    }
+    match script {
+        Some(_) => Ok(()),
+        None => interactive(&mut session),
+    }
 }
 
 /// The prompt: a line editor with history when stdin is a terminal, plain

@@ -36,6 +36,11 @@ impl Session<'_> {
     pub(super) fn step_line(&mut self, over: bool) -> Arrival {
         let (pc, sp) = self.pc_sp();
         let start = self.line(pc);
+        if start.is_none() {
+            // No line information here (a build without -g, SDK code): out
+            // of the function, as gdb does.
+            return self.finish();
+        }
         for _ in 0..LONGEST_LINE {
             let arrival = match over && self.at_call() {
                 true => self.run_to_return(pc_after_call(self.pc_sp().0), self.pc_sp().1),
@@ -95,6 +100,9 @@ impl Session<'_> {
     pub(super) fn reverse_line(&mut self, over: bool) -> Arrival {
         let (pc, sp) = self.pc_sp();
         let current = self.line(pc);
+        if current.is_none() {
+            return self.reverse_finish();
+        }
         let mut look = LOOK_BACK;
         loop {
             let path = self.op.timeline.path(self.core, look);
