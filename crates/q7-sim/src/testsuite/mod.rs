@@ -3,6 +3,7 @@
 //! comment says what it covers; they name the crate as `q7_sim::…`, as a user
 //! would. The programs they run are built from `tests/programs/`.
 
+mod debuginfo_ops;
 mod engine_differential;
 mod iss_reports;
 mod jit_ops;
