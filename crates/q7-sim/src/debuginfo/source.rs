@@ -9,6 +9,15 @@ use super::{DebugInfo, DebugInfoError, LineSpan};
 /// A source position: (file index, line).
 type Position = (u32, u32);
 
+/// What a line breakpoint is placed once in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    /// A function or an inlined copy (its scope).
+    Function(usize),
+    /// A line-table sequence no function covers.
+    Sequence(usize),
+}
+
 impl DebugInfo {
     /// The scopes at link address `a` as the author sees them, outermost
     /// first, and the line shown there: inside code inlined from another
@@ -81,50 +90,70 @@ impl DebugInfo {
     }
 
     /// Where to break for `file:line`: in each function (or inlined copy)
-    /// with code for the line, its lowest statement address. A line
-    /// without code moves to the next line that has some (as gdb does);
-    /// the line chosen is returned with the pcs. `file` is a path or a
-    /// suffix of one (`relu.cpp`). Lines count as the author sees them:
-    /// SDK code inlined into the line is code of the line.
+    /// with code for the line, its lowest statement address (its lowest
+    /// address when the optimizer left the line no statement row). A line
+    /// without code moves to the next line that has some (as gdb does); a
+    /// function's first line moves past its prologue. The line the pcs
+    /// are on is returned with them. `file` is a path or a suffix of one
+    /// (`relu.cpp`). Lines count as the author sees them: SDK code inlined
+    /// into the line is code of the line.
     pub fn line_breakpoints(&self, file: &str, line: u32) -> Result<(u32, Vec<u32>), DebugInfoError> {
         let files = self.lines.files_matching(file);
         if files.is_empty() {
             return Err(DebugInfoError::NoSourceFile { file: file.to_string() });
         }
-        // Candidates by line: (address, the function or inlined copy).
-        let mut by_line: BTreeMap<u32, Vec<(u32, usize)>> = BTreeMap::new();
-        for seq in &self.lines.sequences {
-            for row in seq.rows.iter().filter(|r| r.is_stmt && r.line != 0) {
-                let Some((chain, own)) = self.own_scopes(row.addr) else { continue };
-                let raw = self.scopes.chain(row.addr);
+        // Code by line: (address, is_stmt, the function or inlined copy).
+        let mut by_line: BTreeMap<u32, Vec<(u32, bool, Key)>> = BTreeMap::new();
+        for (index, seq) in self.lines.sequences.iter().enumerate() {
+            for row in seq.rows.iter().filter(|r| r.line != 0) {
+                let own = self.own_scopes(row.addr);
                 let (position, scopes) = if files.contains(&row.file) && row.line >= line {
-                    ((row.file, row.line), raw)
-                } else if let Some(own) = own.filter(|&(f, l)| files.contains(&f) && l >= line) {
+                    ((row.file, row.line), self.scopes.chain(row.addr))
+                } else if let Some((chain, Some(own))) =
+                    own.filter(|(_, p)| p.is_some_and(|(f, l)| files.contains(&f) && l >= line))
+                {
                     (own, chain)
                 } else {
                     continue;
                 };
-                let key = scopes
-                    .iter()
-                    .rev()
-                    .find(|&&s| !matches!(self.scopes.scopes[s].kind, ScopeKind::Block))
-                    .copied()
-                    .unwrap_or(usize::MAX);
-                by_line.entry(position.1).or_default().push((row.addr, key));
+                // Code no function describes (assembly) counts per sequence.
+                let key = match scopes.iter().rev().find(|&&s| !matches!(self.scopes.scopes[s].kind, ScopeKind::Block))
+                {
+                    Some(&scope) => Key::Function(scope),
+                    None => Key::Sequence(index),
+                };
+                by_line.entry(position.1).or_default().push((row.addr, row.is_stmt, key));
             }
         }
         let Some((&chosen, candidates)) = by_line.iter().next() else {
             return Err(DebugInfoError::NoCode { file: file.to_string(), line });
         };
-        let mut lowest: BTreeMap<usize, u32> = BTreeMap::new();
-        for &(addr, key) in candidates {
-            let slot = lowest.entry(key).or_insert(addr);
-            *slot = (*slot).min(addr);
+        // Per function: (lowest statement address, lowest address).
+        let mut lowest: BTreeMap<Key, (Option<u32>, u32)> = BTreeMap::new();
+        for &(addr, is_stmt, key) in candidates {
+            let slot = lowest.entry(key).or_insert((None, addr));
+            if is_stmt {
+                slot.0 = Some(slot.0.map_or(addr, |a| a.min(addr)));
+            }
+            slot.1 = slot.1.min(addr);
         }
-        let mut pcs: Vec<u32> = lowest.values().map(|&a| self.runtime(self.past_entry(a))).collect();
+        let mut moved = true;
+        let mut pcs: Vec<u32> = (lowest.values())
+            .map(|&(stmt, any)| {
+                let a = stmt.unwrap_or(any);
+                let past = self.past_entry(a);
+                moved &= past != a;
+                self.runtime(past)
+            })
+            .collect();
         pcs.sort_unstable();
         pcs.dedup();
-        Ok((chosen, pcs))
+        // Past a prologue the code is the function's first line of code (gdb says that line).
+        let line = match pcs.first().and_then(|&pc| self.line_at(pc)) {
+            Some(span) if moved => span.line,
+            _ => chosen,
+        };
+        Ok((line, pcs))
     }
 
     /// `a`, or past the prologue when `a` is a function's entry (before

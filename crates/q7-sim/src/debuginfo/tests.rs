@@ -180,3 +180,51 @@ fn debug_info_can_move_between_threads() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<DebugInfo>();
 }
+
+/// Line tables without functions (as assembly with `-g` has them), moved
+/// by `delta`: rows are (address, line, is_stmt).
+fn table(delta: u32, rows: &[(u32, u32, bool)], end: u32) -> DebugInfo {
+    let rows: Vec<lines::Row> =
+        rows.iter().map(|&(addr, line, is_stmt)| lines::Row { addr, file: 0, line, is_stmt }).collect();
+    let sequence = lines::Sequence { start: rows[0].addr, end, rows };
+    let lines =
+        lines::LineTable { files: vec!["/src/ops/op.S".into()], sequences: vec![sequence], unit_files: Vec::new() };
+    DebugInfo { lines, delta, ..empty() }
+}
+
+#[test]
+fn line_rows_become_breakpoints_and_spans() {
+    let delta = 0x1000;
+    let rows = [
+        (0x100, 10, true),
+        (0x104, 0, false), // code of no line: belongs to line 10
+        (0x108, 12, false),
+        (0x10c, 11, true),
+        (0x110, 12, false),
+        (0x118, 14, false),
+        (0x11c, 14, true),
+        (0x120, 11, true),
+    ];
+    let info = table(delta, &rows, 0x130);
+    let at = |a: u32| a + delta;
+    assert_eq!(info.line_breakpoints("op.S", 10).unwrap(), (10, vec![at(0x100)]));
+    assert_eq!(info.line_breakpoints("ops/op.S", 9).unwrap(), (10, vec![at(0x100)]));
+    // Two statement rows: the lower. No statement row: the lowest row.
+    assert_eq!(info.line_breakpoints("op.S", 11).unwrap(), (11, vec![at(0x10c)]));
+    assert_eq!(info.line_breakpoints("op.S", 12).unwrap(), (12, vec![at(0x108)]));
+    assert_eq!(info.line_breakpoints("op.S", 13).unwrap(), (14, vec![at(0x11c)]));
+    assert!(matches!(info.line_breakpoints("op.S", 15), Err(DebugInfoError::NoCode { line: 15, .. })));
+    assert!(matches!(info.line_breakpoints("p.S", 10), Err(DebugInfoError::NoSourceFile { .. })));
+
+    let span = |pc| info.line_at(pc).map(|s| (s.line, s.start - delta, s.end - delta));
+    assert_eq!(span(at(0x106)), Some((10, 0x100, 0x108)));
+    assert_eq!(span(at(0x108)), Some((12, 0x108, 0x10c)));
+    assert_eq!(span(at(0x11e)), Some((14, 0x118, 0x120)));
+    assert_eq!(span(at(0x12f)), Some((11, 0x120, 0x130)));
+    assert_eq!(span(at(0x130)), None);
+    assert_eq!(span(0x100), None, "a link address is not a runtime pc");
+    assert_eq!(info.line_at(at(0x100)).unwrap().file, "/src/ops/op.S");
+    let statements: Vec<u32> = (0x100..0x130).filter(|&a| info.is_statement(at(a))).collect();
+    assert_eq!(statements, [0x100, 0x10c, 0x11c, 0x120]);
+    assert_eq!(info.function_at(at(0x100)), None);
+}
