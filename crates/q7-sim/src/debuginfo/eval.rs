@@ -104,8 +104,13 @@ impl<'a> Context<'a> {
         }
         let global = (info.scopes.globals.iter().find(|g| g.qualified == name))
             .or_else(|| info.scopes.globals.iter().find(|g| g.name == name));
-        match global {
-            Some(g) => Ok(Object { ty: info.type_of(g.die), loc: info.locate(g.die, g.die, self.a, self.frame) }),
+        if let Some(g) = global {
+            return Ok(Object { ty: info.type_of(g.die), loc: info.locate(g.die, g.die, self.a, self.frame) });
+        }
+        let constant = (info.scopes.enumerators.iter())
+            .find(|e| e.qualified == name || e.outer.as_deref() == Some(name) || qualified_suffix(&e.qualified, name));
+        match constant {
+            Some(e) => Ok(Object { ty: TypeRef::Die(e.ty), loc: info.locate(e.die, e.die, self.a, self.frame) }),
             None => Err(Failure::NoSymbol(name.to_string())),
         }
     }
@@ -271,4 +276,12 @@ pub(super) fn unreadable(v: &Value) -> String {
         Value::Unavailable(why) => format!("value is unavailable: {why}"),
         other => format!("{other} is not a number"),
     }
+}
+
+/// `Mode::MODE_MAX` names `ns::Mode::MODE_MAX` (a scoped constant needs its enum).
+fn qualified_suffix(full: &str, name: &str) -> bool {
+    name.contains("::")
+        && full.len() > name.len()
+        && full.ends_with(name)
+        && full[..full.len() - name.len()].ends_with("::")
 }

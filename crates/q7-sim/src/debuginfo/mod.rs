@@ -162,7 +162,8 @@ impl DebugInfo {
 
     /// The value of C/C++ expression `expr` at `pc`, read through `frame`:
     /// identifiers (locals and parameters in scope, then members of
-    /// `this`, then globals, plain or qualified: `ns::x`), registers
+    /// `this`, then globals and enumeration constants, plain or
+    /// qualified: `ns::x`, `Mode::MODE_MAX`), registers
     /// (`$pc`, `$sp`, `$a0`..`$a15`, `$f0`..`$f15`), integer, floating,
     /// character and `true`/`false` literals, unary `- + ! ~ * &`, binary
     /// `* / % + - << >> < <= > >= == != & ^ | && ||` (C's precedence and

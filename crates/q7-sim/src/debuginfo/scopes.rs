@@ -64,6 +64,18 @@ pub(crate) struct Global {
     pub die: DieRef,
 }
 
+/// A constant of an enumeration.
+#[derive(Clone, Debug)]
+pub(crate) struct Enumerator {
+    /// `Mode::MODE_MAX`.
+    pub qualified: String,
+    /// `MODE_MAX` (or `ns::MODE_MAX`) for an unscoped enum.
+    pub outer: Option<String>,
+    pub die: DieRef,
+    /// The enumeration.
+    pub ty: DieRef,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Scopes {
     pub scopes: Vec<Scope>,
@@ -76,6 +88,7 @@ pub(crate) struct Scopes {
     /// Complete definitions of structures, classes, unions and enums by
     /// qualified name (a unit may only declare a type another defines).
     pub definitions: HashMap<String, DieRef>,
+    pub enumerators: Vec<Enumerator>,
 }
 
 impl Scopes {
@@ -204,8 +217,20 @@ fn collect_names(
     if depth >= MAX_NESTING {
         return Ok(());
     }
+    let scoped_enum = matches!(entry.attr_value(gimli::DW_AT_enum_class)?, Some(AttributeValue::Flag(true)));
     let mut children = node.children();
     while let Some(child) = children.next()? {
+        let e = child.entry();
+        if tag == gimli::DW_TAG_enumeration_type && e.tag() == gimli::DW_TAG_enumerator {
+            let die = DieRef { unit, offset: e.offset() };
+            let Some(name) = e.attr_value(gimli::DW_AT_name)?.and_then(|v| sections.string(die, v)) else { continue };
+            // An unscoped enum's constants are also named in the scope around it.
+            let outer =
+                (!scoped_enum).then(|| if prefix.is_empty() { name.clone() } else { format!("{prefix}::{name}") });
+            let qualified = format!("{child_prefix}::{name}");
+            scopes.enumerators.push(Enumerator { qualified, outer, die, ty: r });
+            continue;
+        }
         collect_names(sections, unit, child, &child_prefix, scopes, depth + 1)?;
     }
     Ok(())

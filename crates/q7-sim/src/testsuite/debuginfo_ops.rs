@@ -260,6 +260,12 @@ fn debuginfo_o0_locals_and_expressions() {
     let e = |expr: &str| eval(info, note, &session, expr);
     assert_eq!(int(&e("s.count")), 6);
     assert_eq!(e("mode == 2 && v > s.max"), Value::Bool(true));
+    // Enumeration constants: unscoped by plain name, scoped (the SDK's c10::ScalarType) qualified.
+    assert_eq!(e("mode == MODE_MAX && mode != MODE_SUM"), Value::Bool(true));
+    assert_eq!(int(&e("MODE_MAX + 1")), 3);
+    assert_eq!(e("c10::ScalarType::Float").to_string(), "Float");
+    assert_eq!(int(&e("ScalarType::Float")), 6);
+    assert!(info.evaluate(note, &Frame(&session.machine), "Float").is_err(), "a scoped constant needs its enum");
     // A global, by qualified and plain name (its address is DW_OP_addrx + the image's delta).
     assert_eq!(int(&e("probe::calls")), 6);
     assert_eq!(int(&e("calls + 1")), 7);
