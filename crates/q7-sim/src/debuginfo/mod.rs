@@ -1,7 +1,8 @@
 //! Source-level debug information of an op image built with `-g`: lines
 //! and statements, breakpoint addresses by line or function, and the
 //! parameters, locals and C/C++ expressions of a frame, read from DWARF
-//! (versions 2 to 5: location lists, inlined code, lexical blocks).
+//! (what gimli reads, versions 2 to 5; built and tested against clang-22's
+//! DWARF 5: location lists, inlined code, lexical blocks).
 //!
 //! Every address in and out of this API is a runtime pc (the DWARF's link
 //! address plus [`DebugElf::delta`]). Registers are numbered as the
@@ -75,7 +76,7 @@ pub enum DebugInfoError {
     Elf(String),
     #[error("the image has no DWARF debug information (not built with -g)")]
     NoDebugInfo,
-    #[error("its DWARF debug information is malformed: {0}")]
+    #[error("the image's DWARF debug information is malformed: {0}")]
     Dwarf(String),
     #[error("no source file named {file} in the image's debug information")]
     NoSourceFile { file: String },

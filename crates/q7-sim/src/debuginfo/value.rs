@@ -1,6 +1,8 @@
 //! Values as a debugger shows them: read from the target through DWARF
 //! types, printed as gdb prints them (`42`, `1.5`, `(float *) 0x80040000`,
-//! `{1, 2, 3}`, `{x = 1, y = 2}`, `<optimized out>`).
+//! `{1, 2, 3}`, `{x = 1, y = 2}`, `<optimized out>`). One difference:
+//! floating-point numbers print in their shortest form that reads back
+//! exactly (`0.1`, where gdb prints `0.100000001`).
 
 use std::fmt;
 
