@@ -30,7 +30,10 @@
 //! * [`bare`]: single bare-metal programs laid out like QEMU's `-M sim`;
 //! * [`op`]: q7 op images on the 8-core machine: loading, launch blocks,
 //!   tensors in and out, the op-running API ([`npy`] reads and writes
-//!   `.npy` files).
+//!   `.npy` files);
+//! * [`debuginfo`]: source lines, breakpoint addresses, locals and
+//!   expressions of a `-g` image from its DWARF (it knows a frame only
+//!   through a trait, nothing of the layers that run code).
 // Unsafe code lives only where compiled code is entered (`jit`, `cpu`'s
 // call into it), in `mem`'s zeroed page tables and in `dense` (huge-page
 // advice), each use with its reason.
@@ -44,6 +47,7 @@ pub mod config;
 pub mod cost;
 pub mod cpu;
 pub mod debug;
+pub mod debuginfo;
 pub mod dense;
 pub mod firmware;
 pub mod interrupt;

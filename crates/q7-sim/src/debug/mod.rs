@@ -15,6 +15,7 @@
 mod reverse;
 pub use reverse::PathStep;
 pub mod snapshot;
+mod untouched;
 
 use crate::machine::{Goal, Machine, Pause, Progress, RunEnd};
 use snapshot::Snapshot;

@@ -3,7 +3,7 @@
 //! shared with the previous snapshot where unchanged, so a snapshot costs
 //! about the memory the run wrote since the last one.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::checks::Checker;
 use crate::cpu::{Frame, SavedCore};
@@ -11,6 +11,12 @@ use crate::machine::{CoreState, Machine, Schedule};
 use crate::output::Output;
 
 const CHUNK: usize = 1 << 16;
+
+/// The one chunk of zeros every snapshot shares.
+fn zero_chunk() -> &'static Arc<[u8]> {
+    static ZERO: OnceLock<Arc<[u8]>> = OnceLock::new();
+    ZERO.get_or_init(|| Arc::from(vec![0u8; CHUNK]))
+}
 
 /// The machine at one point of its run.
 #[derive(Clone)]
@@ -34,8 +40,9 @@ pub struct Snapshot {
 impl Snapshot {
     /// The machine as it is, sharing unchanged chunks with `previous`.
     pub fn take(machine: &Machine, previous: Option<&Snapshot>) -> Snapshot {
-        // Memory nothing wrote is most of a machine: its chunks share one.
-        let zero: Arc<[u8]> = Arc::from(vec![0u8; CHUNK]);
+        // Memory nothing wrote is most of a machine: its chunks share one,
+        // and pages never touched are not even read.
+        let zero = zero_chunk();
         let mut own_bytes = 0;
         let checker = machine.mem.checker.as_ref();
         let buffers = (machine.mem.regions.iter().map(|r| r.data.as_slice()))
@@ -44,8 +51,10 @@ impl Snapshot {
             .enumerate()
             .map(|(i, data)| {
                 let before = previous.and_then(|p| p.regions.get(i));
+                let untouched = super::untouched::untouched_chunks(data, CHUNK);
                 (data.chunks(CHUNK).enumerate())
                     .map(|(k, bytes)| match before.and_then(|b| b.get(k)) {
+                        _ if untouched[k] && bytes.len() == CHUNK => zero.clone(),
                         Some(chunk) if **chunk == *bytes => chunk.clone(),
                         _ if bytes.len() == CHUNK && bytes.iter().all(|&b| b == 0) => zero.clone(),
                         _ => {
@@ -78,7 +87,11 @@ impl Snapshot {
         let region_count = machine.mem.regions.len();
         for (i, chunks) in self.regions.iter().enumerate().take(region_count) {
             let base = machine.mem.regions[i].base;
+            let untouched = super::untouched::untouched_chunks(&machine.mem.regions[i].data, CHUNK);
             for (k, chunk) in chunks.iter().enumerate() {
+                if untouched[k] && Arc::ptr_eq(chunk, zero_chunk()) {
+                    continue;
+                }
                 let start = k * CHUNK;
                 let bytes = &machine.mem.regions[i].data[start..start + chunk.len()];
                 if *bytes != **chunk {

@@ -4,6 +4,7 @@
 //! would. The programs they run are built from `tests/programs/`.
 
 mod debugging;
+mod debuginfo_ops;
 mod engine_differential;
 mod iss_reports;
 mod jit_ops;
