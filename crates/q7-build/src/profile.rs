@@ -306,6 +306,11 @@ impl OpenSetup {
         }
         c = c.arg("-nostdinc").path_arg("-isystem", &self.resource_include).path_arg("-isystem", flags.sdk_include);
         c = c.args(flags.cflags.iter()).args(flags.includes.iter().map(|p| flag_path("-I", p)));
+        if flags.cflags.iter().any(|f| f == "-g") {
+            // The SDK is built without -g: the op's own DWARF must describe
+            // the SDK's types (at::Tensor) for a debugger to show them.
+            c = c.arg("-fstandalone-debug");
+        }
         c.arg("-MMD").path_arg("-MF", job.depfile).path_arg("-MT", job.dep_target)
     }
 

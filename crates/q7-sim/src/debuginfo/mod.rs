@@ -30,7 +30,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-use crate::op::DebugElf;
+use std::sync::Arc;
 
 pub use location::register_name;
 pub use value::{Value, MAX_ELEMENTS};
@@ -38,6 +38,14 @@ pub use value::{Value, MAX_ELEMENTS};
 type R = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 type Dwarf = gimli::Dwarf<R>;
 type Unit = gimli::Unit<R>;
+
+/// The linked ELF file whose debug sections describe an image, and how far
+/// the image moved from where that file was linked.
+#[derive(Clone, Debug)]
+pub struct DebugElf {
+    pub bytes: Arc<[u8]>,
+    pub delta: u32,
+}
 
 /// What a debugger gives for one frame of a call stack.
 pub trait FrameView {

@@ -2,13 +2,17 @@
 //! [`crate::debug`]) with the op's names for things: code by function and
 //! source line, tensors by argument name, breakpoints by function.
 
+use std::sync::OnceLock;
+
 use q7_target::DType;
 
 use super::session::OpSession;
 use super::{CodeLocation, OpImage};
-use crate::cpu::Frame;
+use crate::cpu::{Cpu, Frame};
 use crate::debug::Timeline;
+use crate::debuginfo::{DebugInfo, DebugInfoError, FrameView, Value, Variable};
 use crate::machine::{CoreState, MAX_FRAMES};
+use crate::mem::Memory;
 
 /// A tensor of the launch, where the cores see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,13 +58,50 @@ pub struct OpDebug<'lib> {
     pub images: &'lib [OpImage],
     pub tensors: Vec<TensorView>,
     pub function: String,
+    /// Each image's DWARF, read when first asked for (`None`: none).
+    debuginfo: Vec<OnceLock<Option<DebugInfo>>>,
+}
+
+/// One frame of a core as DWARF expressions see it: the frame's address
+/// registers (a0..a15 are DWARF registers 0..15), the FP registers (19..34,
+/// innermost frame only) and the core's view of memory.
+struct CoreFrame<'a> {
+    cpu: &'a Cpu,
+    mem: &'a Memory,
+    frame: Frame,
+    innermost: bool,
+}
+
+impl FrameView for CoreFrame<'_> {
+    fn register(&self, n: u16) -> Option<u32> {
+        match n {
+            0..=15 => self.cpu.frame_register(self.mem, &self.frame, usize::from(n)),
+            19..=34 if self.innermost => Some(self.cpu.fr[usize::from(n - 19)]),
+            _ => None,
+        }
+    }
+
+    fn read(&self, addr: u32, len: usize) -> Option<Vec<u8>> {
+        self.mem.host_read_for(self.cpu.id, addr, len).ok().map(<[u8]>::to_vec)
+    }
+
+    fn pc(&self) -> u32 {
+        self.frame.pc
+    }
 }
 
 impl<'lib> OpSession<'lib> {
     /// The loaded launch as a timeline to debug, not yet run.
     pub fn into_debug(self) -> OpDebug<'lib> {
         let tensors = self.tensor_views();
-        OpDebug { timeline: Timeline::new(self.machine), images: self.images, tensors, function: self.function }
+        let debuginfo = self.images.iter().map(|_| OnceLock::new()).collect();
+        OpDebug {
+            timeline: Timeline::new(self.machine),
+            images: self.images,
+            tensors,
+            function: self.function,
+            debuginfo,
+        }
     }
 }
 
@@ -68,7 +109,14 @@ impl<'lib> OpDebug<'lib> {
     /// A bare program's run (one core, no tensors) to debug; `image` names
     /// its code (see [`OpImage::symbols_of`]).
     pub fn bare(machine: crate::machine::Machine, image: &'lib [OpImage]) -> OpDebug<'lib> {
-        OpDebug { timeline: Timeline::new(machine), images: image, tensors: Vec::new(), function: "main".into() }
+        let debuginfo = image.iter().map(|_| OnceLock::new()).collect();
+        OpDebug {
+            timeline: Timeline::new(machine),
+            images: image,
+            tensors: Vec::new(),
+            function: "main".into(),
+            debuginfo,
+        }
     }
 }
 
@@ -94,9 +142,61 @@ impl OpDebug<'_> {
         self.tensors.iter().find(|t| t.name == name)
     }
 
-    /// Where core `core` should stop for function `name`: past its `entry`
-    /// (where its frame exists and the call stack reads), by symbol.
+    /// Core `core`'s image's DWARF (a `-g` build), read once.
+    pub fn debuginfo(&self, core: usize) -> Option<&DebugInfo> {
+        let cell = self.debuginfo.get(core)?;
+        cell.get_or_init(|| self.images[core].debug.as_ref().and_then(|d| DebugInfo::new(d).ok())).as_ref()
+    }
+
+    /// The source line (its file's path as compiled, the line and the pcs
+    /// it spans) core `core`'s `pc` belongs to.
+    pub fn line_span(&self, core: usize, pc: u32) -> Option<crate::debuginfo::LineSpan> {
+        self.debuginfo(core)?.line_at(pc)
+    }
+
+    /// The source line (file name, line) core `core`'s `pc` belongs to.
+    pub fn line_at(&self, core: usize, pc: u32) -> Option<(String, u32)> {
+        let span = self.debuginfo(core)?.line_at(pc)?;
+        let file = span.file.rsplit('/').next().unwrap_or(&span.file).to_string();
+        Some((file, span.line))
+    }
+
+    /// Where core `core` should stop for `file:line`: the line chosen (the
+    /// next with code when it has none) and its pcs.
+    pub fn line_breakpoints(&self, core: usize, file: &str, line: u32) -> Result<(u32, Vec<u32>), DebugInfoError> {
+        self.debuginfo(core).ok_or(DebugInfoError::NoDebugInfo)?.line_breakpoints(file, line)
+    }
+
+    /// Frame `frame` of core `core` (0 innermost), for DWARF expressions.
+    fn frame_view(&self, core: usize, frame: usize) -> Option<CoreFrame<'_>> {
+        let machine = &self.timeline.machine;
+        let cpu = &machine.cores[core].cpu;
+        let frames = cpu.call_stack(&machine.mem, MAX_FRAMES);
+        let at = *frames.get(frame)?;
+        Some(CoreFrame { cpu, mem: &machine.mem, frame: at, innermost: frame == 0 })
+    }
+
+    /// The parameters and locals in scope in frame `frame` of core `core`.
+    pub fn variables(&self, core: usize, frame: usize) -> Result<Vec<Variable>, DebugInfoError> {
+        let info = self.debuginfo(core).ok_or(DebugInfoError::NoDebugInfo)?;
+        let view = self.frame_view(core, frame).ok_or(DebugInfoError::NoDebugInfo)?;
+        Ok(info.variables(view.frame.pc, &view))
+    }
+
+    /// A C/C++ expression in frame `frame` of core `core`.
+    pub fn evaluate(&self, core: usize, frame: usize, expr: &str) -> Result<Value, DebugInfoError> {
+        let info = self.debuginfo(core).ok_or(DebugInfoError::NoDebugInfo)?;
+        let view = self.frame_view(core, frame).ok_or(DebugInfoError::NoDebugInfo)?;
+        info.evaluate(view.frame.pc, &view, expr)
+    }
+
+    /// Where core `core` should stop for function `name`: from DWARF, the
+    /// first statement past its prologue; else by symbol, past its `entry`
+    /// (where its frame exists and the call stack reads).
     pub fn function_breakpoints(&self, core: usize, name: &str) -> Vec<u32> {
+        if let Some(pcs) = self.debuginfo(core).map(|d| d.function_breakpoints(name)).filter(|p| !p.is_empty()) {
+            return pcs;
+        }
         let image = &self.images[core];
         let mut pcs = image.functions.entries_named(name);
         if pcs.is_empty() {

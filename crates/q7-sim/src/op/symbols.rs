@@ -3,17 +3,11 @@
 //! table when the op was built with `-g`.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
+
+pub use crate::debuginfo::DebugElf;
 
 use q7_elf::ElfFile;
-
-/// The linked ELF file whose debug sections describe an image, and how far
-/// the image moved from where that file was linked.
-#[derive(Clone, Debug)]
-pub struct DebugElf {
-    pub bytes: Arc<[u8]>,
-    pub delta: u32,
-}
 
 /// A code address, named.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

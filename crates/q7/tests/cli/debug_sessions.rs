@@ -184,10 +184,12 @@ fn bugs_build(multicore: bool) -> std::path::PathBuf {
         &[
             ("stride_forward", "stride_forward(Tensor x) -> Tensor"),
             ("overlap_forward", "overlap_forward(Tensor x) -> Tensor"),
+            ("uninit_forward", "uninit_forward(Tensor x) -> Tensor"),
+            ("dtype_forward", "dtype_forward(Tensor x) -> Tensor"),
         ],
         &["crates/q7-sim/tests/programs/ops/debug_bugs.cpp"],
         multicore,
-        &["--cflag", "-g"],
+        &["--cflag", "-g", "--cflag", "-O0"],
     )
 }
 
@@ -265,4 +267,38 @@ continue
     assert!(session.contains("#1 main+"), "{session}");
     assert!(session.contains("fib27=196418"), "the console output: {session}");
     assert!(session.contains("The run ended (Exited)"), "{session}");
+}
+
+/// An accumulator never initialised: a conditional breakpoint on its line
+/// shows the garbage it started from, and the frame's locals.
+#[test]
+fn an_uninitialised_local_shows_its_garbage_at_its_line() {
+    let image = bugs_build(false);
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 16]);
+    let line = source_line("debug_bugs.cpp", "uninitialised: sum");
+    let script = format!(
+        "break debug_bugs.cpp:{line} if i == 0\ncontinue\ninfo args\ninfo locals\nprint sum - in[0]\nup\nbacktrace\nframe 1\ninfo locals\n"
+    );
+    let session = q7_debug(&[image.to_str().unwrap(), "--fn", "uninit_forward", "--in", x.to_str().unwrap()], &script);
+    assert!(session.contains(&format!("Breakpoint 1, core 0 at running_sum")), "{session}");
+    assert!(session.contains("sum - in[0] = 1004"), "the garbage is scratch()'s pad[4]: {session}");
+    assert_golden("debug_uninit.txt", &session);
+}
+
+/// A float tensor through an int32 accessor (SDK checks off, as on
+/// hardware): the local holds the float's bits.
+#[test]
+fn a_wrong_accessor_dtype_shows_the_bits_it_read() {
+    let image = bugs_build(false);
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &[0.5, 1.0, 2.0, 4.0]);
+    let line = source_line("debug_bugs.cpp", "wrong dtype");
+    let script =
+        format!("break debug_bugs.cpp:{line} if i == 1\ncontinue\nprint v\nprint x[1]\nprint v == 0x3f800000\n");
+    let args = [image.to_str().unwrap(), "--fn", "dtype_forward", "--in", x.to_str().unwrap(), "--no-sdk-checks"];
+    let session = q7_debug(&args, &script);
+    assert!(session.contains("v = 1065353216") && session.contains("x[1] = 1.0"), "{session}");
+    assert!(session.contains("v == 0x3f800000 = true"), "{session}");
+    assert_golden("debug_dtype.txt", &session);
 }

@@ -33,3 +33,39 @@ torch::Tensor overlap_forward(const torch::Tensor& x) {
   }
   return out;
 }
+
+// Leaves a value where the next call's locals will be (stack garbage).
+__attribute__((noinline)) static float scratch(float seed) {
+  volatile float pad[8];
+  for (int k = 0; k < 8; k++) pad[k] = seed + k;
+  return pad[3];
+}
+
+// A running sum whose accumulator was never initialised.
+__attribute__((noinline)) static void running_sum(const float* in, float* o, size_t n) {
+  float sum;  // never set
+  for (size_t i = 0; i < n; i++) {
+    sum += in[i];
+    o[i] = sum;  // uninitialised: sum started as garbage
+  }
+}
+
+torch::Tensor uninit_forward(const torch::Tensor& x) {
+  torch::Tensor out = get_dst_tensor();
+  scratch(1000.0f);
+  running_sum(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
+  return out;
+}
+
+// A float tensor read through an int32 accessor (the SDK's dtype check
+// stops this; without it, as on hardware, the floats' bits are the ints).
+torch::Tensor dtype_forward(const torch::Tensor& x) {
+  torch::Tensor out = get_dst_tensor();
+  auto in = x.accessor<int32_t, 1>();
+  auto o = out.accessor<float, 1>();
+  for (size_t i = 0; i < (size_t)x.numel(); i++) {
+    int32_t v = in[i];
+    o[i] = 2.0f * v;  // wrong dtype: v holds a float's bits
+  }
+  return out;
+}

@@ -22,6 +22,8 @@ struct Breakpoint {
     number: usize,
     spec: String,
     pcs: Vec<(usize, u32)>,
+    /// A C expression: the breakpoint stops only where it is true.
+    condition: Option<String>,
     hits: u64,
 }
 
@@ -44,10 +46,12 @@ pub struct Session<'lib> {
     findings: bool,
     /// Console output shown so far (bytes of the captured streams).
     shown: [usize; 2],
+    /// Source files read for the lines stops show (`None`: unreadable).
+    sources: std::cell::RefCell<std::collections::HashMap<String, Option<Vec<String>>>>,
 }
 
 const HELP: &str = "\
-break LOCATION       stop at FUNCTION or *ADDRESS (every core)
+break LOCATION [if COND]  stop at FILE:LINE, FUNCTION or *ADDRESS (every core), where COND holds
 delete [N]           delete breakpoint or watchpoint N (all without N)
 watch TENSOR[I]...   stop when an element of a tensor changes (watch *ADDR LEN for bytes)
 continue (c)         run until a breakpoint, watchpoint, finding or the end
@@ -57,9 +61,12 @@ finish               run until the selected frame returns
 reverse-continue (rc), reverse-step (rs), reverse-next (rn), reverse-stepi (rsi), reverse-finish
                      the same, backwards in time
 backtrace (bt)       the selected core's call stack
-frame N, core N      select a frame, a core
+frame N, up, down    select a frame of the selected core's stack
+core N               select a core
 info cores|breakpoints|watchpoints|registers|tensors|time
-print TENSOR[I]...   an element of a tensor (print $REG for a register)
+print EXPR           a C/C++ expression of the selected frame (-g builds), an element of a
+                     launch tensor (TENSOR[I]...), a register ($a5, $pc, $sp)
+info locals, info args  the selected frame's variables (-g builds)
 disassemble          the selected core's next instructions
 x/NF ADDR            N units at ADDR as F: x (hex words), d, u, f (f32), b (bytes)
 quit (q)";
@@ -75,6 +82,7 @@ impl<'lib> Session<'lib> {
             next_number: 1,
             findings,
             shown: [0, 0],
+            sources: Default::default(),
         }
     }
 
@@ -93,8 +101,8 @@ impl<'lib> Session<'lib> {
             "b" | "break" => self.add_breakpoint(rest),
             "delete" | "d" => self.delete(rest),
             "watch" => self.add_watch(rest),
-            "c" | "continue" => Ok(self.go(|s| s.op.timeline.forward(s.motion()))),
-            "rc" | "reverse-continue" => Ok(self.go(|s| s.op.timeline.reverse(s.motion()))),
+            "c" | "continue" => Ok(self.go(|s| s.until_stop(false))),
+            "rc" | "reverse-continue" => Ok(self.go(|s| s.until_stop(true))),
             "si" | "stepi" => Ok(self.go(|s| s.stepi())),
             "rsi" | "reverse-stepi" => Ok(self.go(|s| s.op.timeline.reverse_step(s.core))),
             "s" | "step" => Ok(self.go(|s| s.step_line(false))),
@@ -105,7 +113,10 @@ impl<'lib> Session<'lib> {
             "reverse-finish" => Ok(self.go(|s| s.reverse_finish())),
             "bt" | "backtrace" | "where" => Ok(self.backtrace()),
             "frame" | "f" => self.select_frame(rest),
+            "up" => self.select_frame(&(self.frame + 1).to_string()),
+            "down" => self.select_frame(&self.frame.saturating_sub(1).to_string()),
             "core" => self.select_core(rest),
+            "info" | "i" if matches!(rest, "locals" | "args") => self.locals(rest == "args"),
             "info" | "i" => self.info(rest),
             "disassemble" | "disas" => Ok(self.disassemble()),
             "p" | "print" => self.print(rest),
@@ -120,6 +131,28 @@ impl<'lib> Session<'lib> {
         self.show_console(out)?;
         q7_sim::interrupt::clear();
         Ok(Flow::Continue)
+    }
+
+    /// Continues (or goes back) to the next stop whose breakpoint's
+    /// condition, if any, holds.
+    fn until_stop(&mut self, backwards: bool) -> Arrival {
+        loop {
+            let motion = self.motion();
+            let arrival = if backwards { self.op.timeline.reverse(motion) } else { self.op.timeline.forward(motion) };
+            let Arrival::Breakpoint { core, pc } = arrival else { return arrival };
+            let conditions: Vec<String> = (self.breakpoints.iter())
+                .filter(|b| b.pcs.contains(&(core, pc)))
+                .map(|b| b.condition.clone())
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
+            // A breakpoint without a condition stops; with conditions, one
+            // that holds (or cannot be evaluated, as gdb does) stops.
+            let stops = conditions.is_empty()
+                || conditions.iter().any(|c| self.op.evaluate(core, 0, c).map_or(true, |v| v.is_true() != Some(false)));
+            if stops {
+                return arrival;
+            }
+        }
     }
 
     /// What `continue` stops at.
@@ -168,10 +201,28 @@ impl<'lib> Session<'lib> {
         text
     }
 
-    /// `core N at LOCATION`.
+    /// `core N at LOCATION`, and the source line when the file is at hand.
     fn where_now(&self) -> String {
         let pc = self.op.timeline.machine.cores[self.core].cpu.pc;
-        format!("core {} at {}", self.core, self.op.locate(self.core, pc))
+        let mut text = format!("core {} at {}", self.core, self.op.locate(self.core, pc));
+        if let Some(span) = self.op.line_span(self.core, pc) {
+            if let Some(line) = self.source_line(&span.file, span.line) {
+                text.push_str(&format!("\n{}\t{}", span.line, line.trim_end()));
+            }
+        }
+        text
+    }
+
+    /// Line `line` of the source file at `path` (as the build named it).
+    fn source_line(&self, path: &str, line: u32) -> Option<String> {
+        let mut sources = self.sources.borrow_mut();
+        let lines = sources.entry(path.to_string()).or_insert_with(|| {
+            // Sources are small; a file too large to be one is not shown.
+            let meta = std::fs::metadata(path).ok().filter(|m| m.is_file() && m.len() < 16 << 20)?;
+            let _ = meta;
+            std::fs::read_to_string(path).ok().map(|t| t.lines().map(String::from).collect())
+        });
+        lines.as_ref()?.get(line.checked_sub(1)? as usize).cloned()
     }
 
     fn ended(&self, end: &q7_sim::machine::RunEnd) -> String {
@@ -180,28 +231,65 @@ impl<'lib> Session<'lib> {
         format!("The run ended ({end:?}): {}; {findings} findings.", states.join(", "))
     }
 
-    fn add_breakpoint(&mut self, spec: &str) -> Result<String, String> {
+    fn add_breakpoint(&mut self, text: &str) -> Result<String, String> {
+        let (spec, condition) = match text.split_once(" if ") {
+            Some((spec, condition)) => (spec.trim(), Some(condition.trim().to_string())),
+            None => (text.trim(), None),
+        };
         if spec.is_empty() {
-            return Err("break needs a location: FUNCTION or *ADDRESS".into());
+            return Err("break needs a location: FILE:LINE, FUNCTION or *ADDRESS".into());
         }
+        let file_line = spec.rsplit_once(':').filter(|(f, l)| !f.ends_with(':') && l.parse::<u32>().is_ok());
         let mut pcs = Vec::new();
+        let mut chosen = None;
         for core in 0..self.op.cores() {
-            match spec.strip_prefix('*') {
-                Some(addr) => pcs.push((core, parse_address(addr)?)),
-                None => pcs.extend(self.op.function_breakpoints(core, spec).into_iter().map(|pc| (core, pc))),
+            if let Some(addr) = spec.strip_prefix('*') {
+                pcs.push((core, parse_address(addr)?));
+            } else if let Some((file, line)) = file_line {
+                let line: u32 = line.parse().map_err(|_| format!("`{line}` is not a line"))?;
+                let (at, found) = self.op.line_breakpoints(core, file, line).map_err(|e| e.to_string())?;
+                chosen = Some(at);
+                pcs.extend(found.into_iter().map(|pc| (core, pc)));
+            } else {
+                pcs.extend(self.op.function_breakpoints(core, spec).into_iter().map(|pc| (core, pc)));
             }
         }
         if pcs.is_empty() {
             return Err(format!("no function `{spec}` in the op's images"));
         }
+        if let Some(condition) = &condition {
+            // Parsed now, so a typo is said at once (evaluated at each hit).
+            if let Err(e) = self.op.evaluate(pcs[0].0, 0, condition) {
+                if matches!(e, q7_sim::debuginfo::DebugInfoError::Syntax { .. }) {
+                    return Err(e.to_string());
+                }
+            }
+        }
         for &(core, pc) in &pcs {
             self.op.timeline.add_breakpoint(core, pc);
         }
         let number = self.take_number();
-        let at = self.op.locate(0, pcs[0].1);
-        self.breakpoints.push(Breakpoint { number, spec: spec.into(), pcs, hits: 0 });
+        let mut at = self.op.locate(0, pcs[0].1).to_string();
+        if let (Some(line), Some((file, asked))) = (chosen, file_line) {
+            if asked.parse() != Ok(line) {
+                at = format!("{at} ({file}:{asked} has no code; line {line})");
+            }
+        }
+        self.breakpoints.push(Breakpoint { number, spec: text.trim().into(), pcs, condition, hits: 0 });
         let every = if self.op.cores() > 1 { " (core 0; every core at its copy)" } else { "" };
         Ok(format!("Breakpoint {number} at {at}{every}"))
+    }
+
+    /// `info locals` / `info args` of the selected frame.
+    fn locals(&self, args: bool) -> Result<String, String> {
+        let vars = self.op.variables(self.core, self.frame).map_err(|e| e.to_string())?;
+        let lines: Vec<String> =
+            vars.iter().filter(|v| v.is_parameter == args).map(|v| format!("{} = {:#}", v.name, v.value)).collect();
+        Ok(if lines.is_empty() {
+            format!("No {}.", if args { "arguments" } else { "locals" })
+        } else {
+            lines.join("\n")
+        })
     }
 
     fn take_number(&mut self) -> usize {
@@ -383,6 +471,11 @@ impl<'lib> Session<'lib> {
                 }
             };
             return Ok(format!("${reg} = {value} ({value:#x})"));
+        }
+        let tensor = what.split_once('[').is_some_and(|(name, _)| self.op.tensor(name.trim()).is_some());
+        if !tensor {
+            let value = self.op.evaluate(self.core, self.frame, what).map_err(|e| e.to_string())?;
+            return Ok(format!("{what} = {value}"));
         }
         let (dtype, addr) = self.element(what)?;
         let bytes =

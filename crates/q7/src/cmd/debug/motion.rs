@@ -23,7 +23,7 @@ impl Session<'_> {
 
     /// The source line (file and line) of core `core` at `pc`.
     fn line(&self, pc: u32) -> Option<(String, u32)> {
-        self.op.locate(self.core, pc).source
+        self.op.line_at(self.core, pc).or_else(|| self.op.locate(self.core, pc).source)
     }
 
     fn pc_sp(&self) -> (u32, u32) {
@@ -130,7 +130,10 @@ impl Session<'_> {
         sp: u32,
         over: bool,
     ) -> Option<u64> {
-        let counts = |p: &PathStep| !over || p.sp >= sp;
+        // A callee's first instruction (its `entry`) still runs on the
+        // caller's stack pointer: a function's start is a deeper frame too.
+        let at_entry = |p: &PathStep| self.op.locate(self.core, p.pc).function.is_some_and(|(_, offset)| offset == 0);
+        let counts = |p: &PathStep| !over || (p.sp >= sp && !at_entry(p));
         let mut i = path.len();
         // Back over the rest of the current line.
         while i > 0 && (!counts(&path[i - 1]) || self.line(path[i - 1].pc) == current) {
