@@ -281,7 +281,7 @@ fn an_uninitialised_local_shows_its_garbage_at_its_line() {
         "break debug_bugs.cpp:{line} if i == 0\ncontinue\ninfo args\ninfo locals\nprint sum - in[0]\nup\nbacktrace\nframe 1\ninfo locals\n"
     );
     let session = q7_debug(&[image.to_str().unwrap(), "--fn", "uninit_forward", "--in", x.to_str().unwrap()], &script);
-    assert!(session.contains(&format!("Breakpoint 1, core 0 at running_sum")), "{session}");
+    assert!(session.contains("Breakpoint 1, core 0 at running_sum"), "{session}");
     assert!(session.contains("sum - in[0] = 1004"), "the garbage is scratch()'s pad[4]: {session}");
     assert_golden("debug_uninit.txt", &session);
 }
