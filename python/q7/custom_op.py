@@ -146,6 +146,7 @@ def _write_archive(name, build_directory, shape_library, libraries, images, ops,
     with open(shape_library, "rb") as f:
         members = [(shape_member, f.read())]
     members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
+    metadata["sha256"] = {member: hashlib.sha256(data).hexdigest() for member, data in members}
     members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
     archive = os.path.join(build_directory, f"lib{name}.so")
     _archive.write(archive, members)
@@ -272,6 +273,29 @@ def _read_metadata(path, members):
     return metadata
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def _check_members(path, metadata, members):
+    """Raises ValueError unless every library member metadata.json names
+    has the SHA-256 it recorded: a damaged shape library can crash the
+    interpreter inside dlopen, so no byte of it may reach the loader
+    unchecked. Archives without the hashes (written before q7 recorded
+    them) are refused too: rebuilding one is a call of `load`."""
+    rebuild = "rebuild it with custom_op.load"
+    digests = metadata.get("sha256")
+    if digests is None:
+        raise ValueError(f"{path}: {METADATA} records no member hashes (sha256; archives written by an older q7 lack them): {rebuild}")
+    if not isinstance(digests, dict):
+        raise ValueError(f"{path}: {METADATA}: sha256 is not an object of member hashes")
+    for member in [metadata["shape_library"]] + metadata["compute_libraries"]:
+        want = digests.get(member)
+        if not isinstance(want, str) or not _SHA256.match(want):
+            raise ValueError(f"{path}: {METADATA} records no SHA-256 of member {member}")
+        if hashlib.sha256(members[member]).hexdigest() != want:
+            raise ValueError(f"{path}: member {member} does not match its SHA-256 in {METADATA}: the archive is damaged; {rebuild}")
+
+
 def _read(path):
     with open(path, "rb") as f:
         return f.read()
@@ -287,6 +311,7 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
             raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
     members = dict(listed)
     metadata = _read_metadata(path, members)
+    _check_members(path, metadata, members)
     # A shape library of another torch kills the interpreter as torch
     # loads it (or fails on a missing symbol): compare first.
     built = metadata.get("torch_version")

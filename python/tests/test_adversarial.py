@@ -3,6 +3,7 @@ overwrite files through planted symlinks, write outside the cache, kill the
 interpreter, compute on tensors q7 cannot read, pass raw addresses between
 Python and Rust, drop console output silently, or ignore Ctrl-C."""
 
+import hashlib
 import json
 import os
 import re
@@ -174,8 +175,11 @@ def test_a_namespace_registered_twice_raises_and_the_process_lives_on(test_ops_a
     shape_member = json.loads(dict(members)["metadata.json"])["shape_library"]
     with open(edited_library, "rb") as f:
         edited_bytes = f.read()
+    metadata = json.loads(dict(members)["metadata.json"])
+    metadata["sha256"][shape_member] = hashlib.sha256(edited_bytes).hexdigest()
+    replaced = {shape_member: edited_bytes, "metadata.json": json.dumps(metadata).encode()}
     other = str(tmp_path / "libq7_test_ops_other.so")
-    _archive.write(other, [(n, edited_bytes if n == shape_member else d) for n, d in members])
+    _archive.write(other, [(n, replaced.get(n, d)) for n, d in members])
     broken = tmp_path / "broken.cpp"
     broken.write_text("this is not C++\n")
     shape, ops = os.path.join(OPS, "shape.cpp"), os.path.join(OPS, "ops.cpp")
@@ -350,6 +354,44 @@ with q7.profile() if {profiled} else contextlib.nullcontext():
     assert re.fullmatch(r"KeyboardInterrupt after \d+\.\d\d s\n", out), (out, err[-2000:])
     assert float(out.split()[2]) >= 1.0  # interrupted while running, not before
     assert latency < 5.0, f"{latency:.2f} s from SIGINT to exit (asked: within 1 s)"
+
+
+def _damaged(data, count=13):
+    """`data` with `count` bytes in its middle inverted (the campaign's
+    shape library with 13 damaged relocation bytes crashed dlopen)."""
+    at = len(data) // 2
+    return data[:at] + bytes(b ^ 0xFF for b in data[at : at + count]) + data[at + count :]
+
+
+@pytest.mark.parametrize("which", ["shape", "compute"])
+def test_a_damaged_member_is_refused_before_anything_loads(test_ops_archives, tmp_path, monkeypatch, which):
+    monkeypatch.setenv("Q7_CACHE_DIR", str(tmp_path / "cache"))
+    members = _archive.read(test_ops_archives["single"])
+    metadata = json.loads(dict(members)["metadata.json"])
+    member = metadata["shape_library"] if which == "shape" else metadata["compute_libraries"][0]
+    archive = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(archive, [(n, _damaged(d) if n == member else d) for n, d in members])
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: member {member} does not match its SHA-256 in metadata.json: the archive is damaged; "
+        "rebuild it with custom_op.load"
+    )
+    assert not (tmp_path / "cache").exists()  # nothing written, so nothing loaded
+
+
+def test_an_archive_without_member_hashes_is_refused_with_the_fix(test_ops_archives, tmp_path):
+    members = _archive.read(test_ops_archives["single"])
+    metadata = json.loads(dict(members)["metadata.json"])
+    del metadata["sha256"]
+    archive = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(archive, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json records no member hashes (sha256; archives written by an older q7 lack them): "
+        "rebuild it with custom_op.load"
+    )
 
 
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
