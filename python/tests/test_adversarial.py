@@ -394,6 +394,32 @@ def test_an_archive_without_member_hashes_is_refused_with_the_fix(test_ops_archi
     )
 
 
+@pytest.mark.parametrize("delay", [0.0, 1.0], ids=["entering", "running"])
+def test_the_interpreter_exits_cleanly_while_a_daemon_thread_runs_an_op(test_ops, delay):
+    # The main thread leaves as the daemon thread enters the simulator
+    # (before its first Ctrl-C poll), or while it runs. The poll taking the
+    # GIL during or after finalization aborted the process.
+    script = f"""
+import sys, threading, time, torch
+from q7 import custom_op
+custom_op.load_library({test_ops!r})
+entered = threading.Event()
+def watch(frame, event, arg):
+    if event == "c_call" and getattr(arg, "__qualname__", "") == "Compute.run":
+        entered.set()
+threading.setprofile(watch)
+threading.Thread(target=lambda: torch.ops.q7_test_ops.spin_forever(torch.ones(4)), daemon=True).start()
+threading.setprofile(None)
+assert entered.wait(60), "the op never reached the simulator"
+time.sleep({delay})
+print("leaving", flush=True)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "leaving\n"), done.stderr[-3000:]
+    for sign in ("Fatal Python error", "panicked", "terminate called", "core dumped"):
+        assert sign not in done.stderr, done.stderr[-3000:]
+
+
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
     members = _archive.read(test_ops_archives["single"])
     metadata = json.loads(dict(members)["metadata.json"])
