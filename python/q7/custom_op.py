@@ -328,12 +328,28 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
     shape_library = os.path.join(_shape.cache_root(), "loaded", digest[:16], metadata["shape_library"])
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
     namespaces = [qualified.split("::")[0] for qualified, _ in ops]
+    # Checked in the bytes, before loading: a namespace the library does
+    # not register must not be taken in this process on its behalf.
+    marked = {m.decode() for m in _NAMESPACE_MARK.findall(shape_bytes)}
+    for ns in namespaces:
+        if ns not in marked:
+            raise ValueError(
+                f"{path}: {METADATA} names namespace `{ns}`, which the shape library "
+                f"{metadata['shape_library']} does not register"
+            )
     if digest not in _LOADED_SHAPES:
         _check_namespaces(shape_bytes, str(path), namespaces)
         if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
             os.makedirs(os.path.dirname(shape_library), exist_ok=True)
             _archive.write_atomic(shape_library, shape_bytes)
     shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
+    registered = {qualified for qualified, _ in _registered_ops(shape_library)}
+    for qualified, _ in ops:
+        if qualified not in registered:
+            raise ValueError(
+                f"{path}: {METADATA} names op `{qualified}`, which the shape library "
+                f"{metadata['shape_library']} does not register"
+            )
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute, options, metadata["compute_sources"])
 

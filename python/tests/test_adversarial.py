@@ -420,6 +420,37 @@ print("leaving", flush=True)
         assert sign not in done.stderr, done.stderr[-3000:]
 
 
+def _with_op_names(source, target, rename):
+    """A copy of archive `source` whose metadata.json's op names are `rename`d."""
+    members = _archive.read(source)
+    metadata = json.loads(dict(members)["metadata.json"])
+    for op in metadata["ops"]:
+        op["name"] = rename(op["name"])
+    _archive.write(target, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    return metadata["shape_library"]
+
+
+def test_metadata_naming_a_namespace_the_library_does_not_register_is_refused(test_ops_archives, tmp_path):
+    archive = str(tmp_path / "libq7_test_ops.so")
+    shape = _with_op_names(test_ops_archives["single"], archive, lambda n: n.replace("q7_test_ops::", "other_ns::"))
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json names namespace `other_ns`, which the shape library {shape} does not register"
+    )
+    assert "other_ns" not in custom_op._NAMESPACES  # not taken on the archive's word
+
+
+def test_metadata_naming_an_op_the_library_does_not_register_is_refused(test_ops, tmp_path):
+    archive = str(tmp_path / "libq7_test_ops.so")
+    shape = _with_op_names(test_ops, archive, lambda n: n.replace("::copy_bytes", "::no_such_op"))
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json names op `q7_test_ops::no_such_op`, which the shape library {shape} does not register"
+    )
+
+
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
     members = _archive.read(test_ops_archives["single"])
     metadata = json.loads(dict(members)["metadata.json"])
