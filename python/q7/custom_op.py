@@ -305,6 +305,7 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
     """Registers the ops of a lib<name>.so archive made by `load`; the
     keywords are the options of its calls, as for `load`."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
+    path = os.fsdecode(path)  # str, bytes or path-like: messages name it as text
     listed = _archive.read(path)
     for member, _ in listed:
         if not _archive.plain_name(member):

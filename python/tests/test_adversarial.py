@@ -451,6 +451,25 @@ def test_metadata_naming_an_op_the_library_does_not_register_is_refused(test_ops
     )
 
 
+def test_load_library_reads_only_a_regular_file_of_bounded_size(tmp_path):
+    # /dev/zero was read without end; a FIFO without a writer blocked.
+    fifo = tmp_path / "fifo.so"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.so"
+    with open(huge, "wb") as f:
+        f.truncate(_archive.MAX_SIZE + 1)  # sparse: no disk used
+    not_regular = "not a regular file (a custom-op library is an ar archive file)"
+    for path, said in [
+        ("/dev/zero", f"a character device, {not_regular}"),
+        (str(fifo), f"a FIFO, {not_regular}"),
+        (str(tmp_path), f"a directory, {not_regular}"),
+        (str(huge), "larger than 1024 MiB; not a custom-op library (refused unread)"),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            custom_op.load_library(path)
+        assert str(caught.value) == f"{path}: {said}"
+
+
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
     members = _archive.read(test_ops_archives["single"])
     metadata = json.loads(dict(members)["metadata.json"])
