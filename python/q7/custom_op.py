@@ -153,6 +153,24 @@ def _write_archive(name, build_directory, shape_library, libraries, images, ops,
     return archive
 
 
+def _str_list(param, value, paths=False):
+    """`value`, a list (or tuple) of str, as a list; with `paths` its items
+    may be path-like too. Anything else is a TypeError naming `param`: a
+    str would be taken character by character ("-O2" as three flags), and
+    torch's cpp_extension takes lists only as well."""
+    if not isinstance(value, (list, tuple)):
+        hint = f" (for one, write [{value!r}])" if isinstance(value, str) else ""
+        raise TypeError(f"{param} takes a list of str, not {type(value).__name__}{hint}")
+    items = []
+    for item in value:
+        if paths and isinstance(item, os.PathLike):
+            item = os.fspath(item)
+        if not isinstance(item, str):
+            raise TypeError(f"{param} takes a list of str; it holds {item!r} ({type(item).__name__})")
+        items.append(item)
+    return items
+
+
 def load(
     name,
     compute_srcs,
@@ -177,8 +195,10 @@ def load(
     wrote are an error), `max_instructions` (the budget of a call)."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     log = _log_to_stdout if verbose else None
-    if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
-        raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    compute_srcs = _str_list("compute_srcs", compute_srcs, paths=True)
+    shape_srcs = _str_list("shape_srcs", shape_srcs, paths=True)
+    extra_cflags = _str_list("extra_cflags", extra_cflags)
+    extra_include_paths = _str_list("extra_include_paths", extra_include_paths, paths=True)
     if not _archive.plain_name(name):
         raise ValueError(f"custom op name {name!r} is not a plain file name (it names lib<name>.so and a directory)")
     if build_directory is None:
@@ -189,7 +209,7 @@ def load(
         build_directory = os.path.join(parent, name)
     _q7.private_dir(build_directory)
 
-    shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
+    shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log)
     with open(shape_library, "rb") as f:
         contents = f.read()
     origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
@@ -210,7 +230,7 @@ def load(
         sources,
         os.path.abspath(build_directory),
         [os.path.abspath(p) for p in extra_include_paths],
-        list(extra_cflags),
+        extra_cflags,
         bool(multicore),
         log,
     )
