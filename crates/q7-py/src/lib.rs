@@ -78,7 +78,9 @@ fn build(
 #[pyfunction]
 fn private_dir(path: PathBuf) -> PyResult<()> {
     engine::private_dir(&path).map_err(|e| match e {
-        engine::BuildDirError::Io { .. } => PyOSError::new_err(e.to_string()),
+        engine::BuildDirError::Io { .. } | engine::BuildDirError::DanglingLink { .. } => {
+            PyOSError::new_err(e.to_string())
+        }
         _ => PyPermissionError::new_err(e.to_string()),
     })
 }

@@ -223,3 +223,24 @@ fn a_link_planted_in_the_build_directory_redirects_no_write() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&victim).unwrap(), b"the user's");
 }
+
+#[test]
+fn a_dangling_link_as_an_output_directory_is_named_as_one() {
+    // Said "File exists" (files under it) or "No such file or directory" (a build directory).
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("made-by-q7", dir.path().join("out")).unwrap();
+    let lsp =
+        Command::new(env!("CARGO_BIN_EXE_q7")).current_dir(dir.path()).args(["lsp", "-o", "out"]).output().unwrap();
+    assert_eq!(lsp.status.code(), Some(1));
+    let err = text(&lsp.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.ends_with(": cannot write: out is a dangling symbolic link (to made-by-q7)\n"), "{err}");
+    std::fs::copy(root().join("examples/relu/relu.cpp"), dir.path().join("relu.cpp")).unwrap();
+    let build = q7_build_in(dir.path(), &["--build-dir", "out", "--", "relu.cpp"]);
+    assert_eq!(build.status.code(), Some(1));
+    assert_eq!(
+        text(&build.stderr),
+        "q7: error: out: build directory is a dangling symbolic link (to made-by-q7); make the directory it names, or use another\n"
+    );
+    assert!(!dir.path().join("made-by-q7").exists());
+}
