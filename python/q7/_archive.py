@@ -6,8 +6,12 @@
 
 import os
 import secrets
+import stat
 
 MAGIC = b"!<arch>\n"
+# The most bytes read: an archive holds a shape library and at most eight
+# compute images, a few hundred MiB even with debug information.
+MAX_SIZE = 1 << 30
 
 
 def _header(name: bytes, size: int) -> bytes:
@@ -68,10 +72,44 @@ def write_atomic(path, data):
         raise
 
 
+def _kind(mode):
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _read_bounded(path):
+    """The bytes of the regular file at `path`, at most MAX_SIZE of them;
+    anything else (a device or FIFO would be read without end) is a
+    ValueError naming `path`."""
+    # O_NONBLOCK: a FIFO opens without waiting for a writer, to be refused.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{path}: {_kind(st.st_mode)}, not a regular file (a custom-op library is an ar archive file)")
+        too_big = f"{path}: larger than {MAX_SIZE >> 20} MiB; not a custom-op library (refused unread)"
+        if st.st_size > MAX_SIZE:
+            raise ValueError(too_big)
+        chunks, total = [], 0
+        while total <= MAX_SIZE:  # a file that grew meanwhile is refused too
+            chunk = os.read(fd, min(1 << 24, MAX_SIZE + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > MAX_SIZE:
+            raise ValueError(too_big)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read(path):
     """Returns the members of the archive at `path` as a list of (name, bytes)."""
-    with open(path, "rb") as f:
-        blob = f.read()
+    blob = _read_bounded(path)
     if not blob.startswith(MAGIC):
         raise ValueError(f"{path}: not an ar archive (a custom-op library made by custom_op.load)")
     members = []

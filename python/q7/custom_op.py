@@ -146,10 +146,29 @@ def _write_archive(name, build_directory, shape_library, libraries, images, ops,
     with open(shape_library, "rb") as f:
         members = [(shape_member, f.read())]
     members += [(os.path.basename(p), data) for p, data in zip(libraries, images)]
+    metadata["sha256"] = {member: hashlib.sha256(data).hexdigest() for member, data in members}
     members.append((METADATA, (json.dumps(metadata, indent=2) + "\n").encode()))
     archive = os.path.join(build_directory, f"lib{name}.so")
     _archive.write(archive, members)
     return archive
+
+
+def _str_list(param, value, paths=False):
+    """`value`, a list (or tuple) of str, as a list; with `paths` its items
+    may be path-like too. Anything else is a TypeError naming `param`: a
+    str would be taken character by character ("-O2" as three flags), and
+    torch's cpp_extension takes lists only as well."""
+    if not isinstance(value, (list, tuple)):
+        hint = f" (for one, write [{value!r}])" if isinstance(value, str) else ""
+        raise TypeError(f"{param} takes a list of str, not {type(value).__name__}{hint}")
+    items = []
+    for item in value:
+        if paths and isinstance(item, os.PathLike):
+            item = os.fspath(item)
+        if not isinstance(item, str):
+            raise TypeError(f"{param} takes a list of str; it holds {item!r} ({type(item).__name__})")
+        items.append(item)
+    return items
 
 
 def load(
@@ -176,8 +195,10 @@ def load(
     wrote are an error), `max_instructions` (the budget of a call)."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     log = _log_to_stdout if verbose else None
-    if isinstance(compute_srcs, str) or isinstance(shape_srcs, str):
-        raise TypeError("compute_srcs and shape_srcs are lists of source files")
+    compute_srcs = _str_list("compute_srcs", compute_srcs, paths=True)
+    shape_srcs = _str_list("shape_srcs", shape_srcs, paths=True)
+    extra_cflags = _str_list("extra_cflags", extra_cflags)
+    extra_include_paths = _str_list("extra_include_paths", extra_include_paths, paths=True)
     if not _archive.plain_name(name):
         raise ValueError(f"custom op name {name!r} is not a plain file name (it names lib<name>.so and a directory)")
     if build_directory is None:
@@ -188,7 +209,7 @@ def load(
         build_directory = os.path.join(parent, name)
     _q7.private_dir(build_directory)
 
-    shape_library = _shape.build(name, list(shape_srcs), list(extra_cflags), list(extra_include_paths), log)
+    shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log)
     with open(shape_library, "rb") as f:
         contents = f.read()
     origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
@@ -209,7 +230,7 @@ def load(
         sources,
         os.path.abspath(build_directory),
         [os.path.abspath(p) for p in extra_include_paths],
-        list(extra_cflags),
+        extra_cflags,
         bool(multicore),
         log,
     )
@@ -272,6 +293,29 @@ def _read_metadata(path, members):
     return metadata
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def _check_members(path, metadata, members):
+    """Raises ValueError unless every library member metadata.json names
+    has the SHA-256 it recorded: a damaged shape library can crash the
+    interpreter inside dlopen, so no byte of it may reach the loader
+    unchecked. Archives without the hashes (written before q7 recorded
+    them) are refused too: rebuilding one is a call of `load`."""
+    rebuild = "rebuild it with custom_op.load"
+    digests = metadata.get("sha256")
+    if digests is None:
+        raise ValueError(f"{path}: {METADATA} records no member hashes (sha256; archives written by an older q7 lack them): {rebuild}")
+    if not isinstance(digests, dict):
+        raise ValueError(f"{path}: {METADATA}: sha256 is not an object of member hashes")
+    for member in [metadata["shape_library"]] + metadata["compute_libraries"]:
+        want = digests.get(member)
+        if not isinstance(want, str) or not _SHA256.match(want):
+            raise ValueError(f"{path}: {METADATA} records no SHA-256 of member {member}")
+        if hashlib.sha256(members[member]).hexdigest() != want:
+            raise ValueError(f"{path}: member {member} does not match its SHA-256 in {METADATA}: the archive is damaged; {rebuild}")
+
+
 def _read(path):
     with open(path, "rb") as f:
         return f.read()
@@ -281,12 +325,14 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
     """Registers the ops of a lib<name>.so archive made by `load`; the
     keywords are the options of its calls, as for `load`."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
+    path = os.fsdecode(path)  # str, bytes or path-like: messages name it as text
     listed = _archive.read(path)
     for member, _ in listed:
         if not _archive.plain_name(member):
             raise ValueError(f"{path}: member {member!r} is not a plain file name; refusing the archive")
     members = dict(listed)
     metadata = _read_metadata(path, members)
+    _check_members(path, metadata, members)
     # A shape library of another torch kills the interpreter as torch
     # loads it (or fails on a missing symbol): compare first.
     built = metadata.get("torch_version")
@@ -303,12 +349,28 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
     shape_library = os.path.join(_shape.cache_root(), "loaded", digest[:16], metadata["shape_library"])
     ops = [(op["name"], op["compute_function"]) for op in sorted(metadata["ops"], key=lambda o: o["index"])]
     namespaces = [qualified.split("::")[0] for qualified, _ in ops]
+    # Checked in the bytes, before loading: a namespace the library does
+    # not register must not be taken in this process on its behalf.
+    marked = {m.decode() for m in _NAMESPACE_MARK.findall(shape_bytes)}
+    for ns in namespaces:
+        if ns not in marked:
+            raise ValueError(
+                f"{path}: {METADATA} names namespace `{ns}`, which the shape library "
+                f"{metadata['shape_library']} does not register"
+            )
     if digest not in _LOADED_SHAPES:
         _check_namespaces(shape_bytes, str(path), namespaces)
         if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
             os.makedirs(os.path.dirname(shape_library), exist_ok=True)
             _archive.write_atomic(shape_library, shape_bytes)
     shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
+    registered = {qualified for qualified, _ in _registered_ops(shape_library)}
+    for qualified, _ in ops:
+        if qualified not in registered:
+            raise ValueError(
+                f"{path}: {METADATA} names op `{qualified}`, which the shape library "
+                f"{metadata['shape_library']} does not register"
+            )
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
     _bind_all(ops, compute, options, metadata["compute_sources"])
 

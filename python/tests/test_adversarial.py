@@ -3,6 +3,7 @@ overwrite files through planted symlinks, write outside the cache, kill the
 interpreter, compute on tensors q7 cannot read, pass raw addresses between
 Python and Rust, drop console output silently, or ignore Ctrl-C."""
 
+import hashlib
 import json
 import os
 import re
@@ -174,8 +175,11 @@ def test_a_namespace_registered_twice_raises_and_the_process_lives_on(test_ops_a
     shape_member = json.loads(dict(members)["metadata.json"])["shape_library"]
     with open(edited_library, "rb") as f:
         edited_bytes = f.read()
+    metadata = json.loads(dict(members)["metadata.json"])
+    metadata["sha256"][shape_member] = hashlib.sha256(edited_bytes).hexdigest()
+    replaced = {shape_member: edited_bytes, "metadata.json": json.dumps(metadata).encode()}
     other = str(tmp_path / "libq7_test_ops_other.so")
-    _archive.write(other, [(n, edited_bytes if n == shape_member else d) for n, d in members])
+    _archive.write(other, [(n, replaced.get(n, d)) for n, d in members])
     broken = tmp_path / "broken.cpp"
     broken.write_text("this is not C++\n")
     shape, ops = os.path.join(OPS, "shape.cpp"), os.path.join(OPS, "ops.cpp")
@@ -350,6 +354,120 @@ with q7.profile() if {profiled} else contextlib.nullcontext():
     assert re.fullmatch(r"KeyboardInterrupt after \d+\.\d\d s\n", out), (out, err[-2000:])
     assert float(out.split()[2]) >= 1.0  # interrupted while running, not before
     assert latency < 5.0, f"{latency:.2f} s from SIGINT to exit (asked: within 1 s)"
+
+
+def _damaged(data, count=13):
+    """`data` with `count` bytes in its middle inverted (the campaign's
+    shape library with 13 damaged relocation bytes crashed dlopen)."""
+    at = len(data) // 2
+    return data[:at] + bytes(b ^ 0xFF for b in data[at : at + count]) + data[at + count :]
+
+
+@pytest.mark.parametrize("which", ["shape", "compute"])
+def test_a_damaged_member_is_refused_before_anything_loads(test_ops_archives, tmp_path, monkeypatch, which):
+    monkeypatch.setenv("Q7_CACHE_DIR", str(tmp_path / "cache"))
+    members = _archive.read(test_ops_archives["single"])
+    metadata = json.loads(dict(members)["metadata.json"])
+    member = metadata["shape_library"] if which == "shape" else metadata["compute_libraries"][0]
+    archive = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(archive, [(n, _damaged(d) if n == member else d) for n, d in members])
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: member {member} does not match its SHA-256 in metadata.json: the archive is damaged; "
+        "rebuild it with custom_op.load"
+    )
+    assert not (tmp_path / "cache").exists()  # nothing written, so nothing loaded
+
+
+def test_an_archive_without_member_hashes_is_refused_with_the_fix(test_ops_archives, tmp_path):
+    members = _archive.read(test_ops_archives["single"])
+    metadata = json.loads(dict(members)["metadata.json"])
+    del metadata["sha256"]
+    archive = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(archive, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json records no member hashes (sha256; archives written by an older q7 lack them): "
+        "rebuild it with custom_op.load"
+    )
+
+
+@pytest.mark.parametrize("delay", [0.0, 1.0], ids=["entering", "running"])
+def test_the_interpreter_exits_cleanly_while_a_daemon_thread_runs_an_op(test_ops, delay):
+    # The main thread leaves as the daemon thread enters the simulator
+    # (before its first Ctrl-C poll), or while it runs. The poll taking the
+    # GIL during or after finalization aborted the process.
+    script = f"""
+import sys, threading, time, torch
+from q7 import custom_op
+custom_op.load_library({test_ops!r})
+entered = threading.Event()
+def watch(frame, event, arg):
+    if event == "c_call" and getattr(arg, "__qualname__", "") == "Compute.run":
+        entered.set()
+threading.setprofile(watch)
+threading.Thread(target=lambda: torch.ops.q7_test_ops.spin_forever(torch.ones(4)), daemon=True).start()
+threading.setprofile(None)
+assert entered.wait(60), "the op never reached the simulator"
+time.sleep({delay})
+print("leaving", flush=True)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "leaving\n"), done.stderr[-3000:]
+    for sign in ("Fatal Python error", "panicked", "terminate called", "core dumped"):
+        assert sign not in done.stderr, done.stderr[-3000:]
+
+
+def _with_op_names(source, target, rename):
+    """A copy of archive `source` whose metadata.json's op names are `rename`d."""
+    members = _archive.read(source)
+    metadata = json.loads(dict(members)["metadata.json"])
+    for op in metadata["ops"]:
+        op["name"] = rename(op["name"])
+    _archive.write(target, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    return metadata["shape_library"]
+
+
+def test_metadata_naming_a_namespace_the_library_does_not_register_is_refused(test_ops_archives, tmp_path):
+    archive = str(tmp_path / "libq7_test_ops.so")
+    shape = _with_op_names(test_ops_archives["single"], archive, lambda n: n.replace("q7_test_ops::", "other_ns::"))
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json names namespace `other_ns`, which the shape library {shape} does not register"
+    )
+    assert "other_ns" not in custom_op._NAMESPACES  # not taken on the archive's word
+
+
+def test_metadata_naming_an_op_the_library_does_not_register_is_refused(test_ops, tmp_path):
+    archive = str(tmp_path / "libq7_test_ops.so")
+    shape = _with_op_names(test_ops, archive, lambda n: n.replace("::copy_bytes", "::no_such_op"))
+    with pytest.raises(ValueError) as caught:
+        custom_op.load_library(archive)
+    assert str(caught.value) == (
+        f"{archive}: metadata.json names op `q7_test_ops::no_such_op`, which the shape library {shape} does not register"
+    )
+
+
+def test_load_library_reads_only_a_regular_file_of_bounded_size(tmp_path):
+    # /dev/zero was read without end; a FIFO without a writer blocked.
+    fifo = tmp_path / "fifo.so"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.so"
+    with open(huge, "wb") as f:
+        f.truncate(_archive.MAX_SIZE + 1)  # sparse: no disk used
+    not_regular = "not a regular file (a custom-op library is an ar archive file)"
+    for path, said in [
+        ("/dev/zero", f"a character device, {not_regular}"),
+        (str(fifo), f"a FIFO, {not_regular}"),
+        (str(tmp_path), f"a directory, {not_regular}"),
+        (str(huge), "larger than 1024 MiB; not a custom-op library (refused unread)"),
+    ]:
+        with pytest.raises(ValueError) as caught:
+            custom_op.load_library(path)
+        assert str(caught.value) == f"{path}: {said}"
 
 
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):

@@ -47,3 +47,22 @@ def test_missing_compute_source_is_a_build_error_naming_it(test_ops, tmp_path):
 def test_missing_shape_source_names_it(tmp_path):
     with pytest.raises(FileNotFoundError, match="nope.cpp: shape source not found"):
         custom_op.load(name="x", compute_srcs=[], shape_srcs=[str(tmp_path / "nope.cpp")])
+
+
+@pytest.mark.parametrize("param", ["compute_srcs", "shape_srcs", "extra_cflags", "extra_include_paths"])
+def test_a_string_where_a_list_belongs_is_a_type_error_naming_the_parameter(tmp_path, param):
+    # extra_cflags="-O2" was taken character by character: flags "-", "O", "2".
+    kwargs = {
+        "compute_srcs": [os.path.join(OPS, "ops.cpp")],
+        "shape_srcs": [os.path.join(OPS, "shape.cpp")],
+        "build_directory": str(tmp_path / "b"),
+        param: "-O2",
+    }
+    with pytest.raises(TypeError) as caught:
+        custom_op.load(name="q7_test_ops", **kwargs)
+    assert str(caught.value) == f"{param} takes a list of str, not str (for one, write ['-O2'])"
+    kwargs[param] = ["-O2", 2]
+    with pytest.raises(TypeError) as caught:
+        custom_op.load(name="q7_test_ops", **kwargs)
+    assert str(caught.value) == f"{param} takes a list of str; it holds 2 (int)"
+    assert not (tmp_path / "b").exists()  # refused before anything was built

@@ -1,5 +1,6 @@
 """The example project, run as a Neuron user runs it: build.py, then training."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -54,6 +55,11 @@ def test_archive_members_and_metadata(mlp_project):
     assert int.from_bytes(compute[18:20], "little") == 94  # EM_XTENSA
     with open(os.path.join(mlp_project, "librelucustomop.so"), "rb") as f:
         assert f.read() == compute
+    # Each library member's SHA-256, which load_library checks before loading anything.
+    assert metadata["sha256"] == {
+        "librelu_shape.so": hashlib.sha256(shape).hexdigest(),
+        "librelucustomop.so": hashlib.sha256(compute).hexdigest(),
+    }
 
 
 LOAD_IN_FRESH_PROCESS = """

@@ -22,6 +22,8 @@ pub enum BuildDirError {
     Shared { path: String, who: &'static str, mode: u32 },
     #[error("{0}: build directory is not a directory")]
     NotADirectory(String),
+    #[error("{path}: build directory is a dangling symbolic link (to {target}); make the directory it names, or use another")]
+    DanglingLink { path: String, target: String },
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
 }
@@ -39,7 +41,8 @@ pub fn ensure_private(dir: &Path) -> Result<(), BuildDirError> {
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+                // Named by the build directory asked for (the error may name a link on the way).
+                q7_target::fs::create_dir_all(parent).map_err(io_err(dir))?;
             }
             match std::fs::DirBuilder::new().mode(0o700).create(dir) {
                 // Another builder made it first: checked like any other.
@@ -60,7 +63,12 @@ pub fn check_private(dir: &Path) -> Result<(), BuildDirError> {
     if link.file_type().is_symlink() && link.uid() != user {
         return Err(BuildDirError::ForeignLink { path: path(), owner: link.uid(), user });
     }
-    let meta = std::fs::metadata(dir).map_err(io_err(dir))?;
+    let meta = std::fs::metadata(dir).map_err(|e| match q7_target::fs::dangling_link(dir) {
+        Some((_, target)) if link.file_type().is_symlink() => {
+            BuildDirError::DanglingLink { path: path(), target: target.display().to_string() }
+        }
+        _ => io_err(dir)(e),
+    })?;
     if !meta.is_dir() {
         return Err(BuildDirError::NotADirectory(path()));
     }
@@ -164,6 +172,28 @@ mod tests {
         let file = tmp.path().join("f");
         std::fs::write(&file, "x").unwrap();
         assert!(ensure_private(&file).unwrap_err().to_string().ends_with("f: build directory is not a directory"));
+    }
+
+    #[test]
+    fn a_dangling_link_is_named_as_one() {
+        // Said "No such file or directory" (and, below it, "File exists").
+        let tmp = tempfile::tempdir().unwrap();
+        let link = tmp.path().join("out");
+        std::os::unix::fs::symlink("made-by-q7", &link).unwrap();
+        let e = ensure_private(&link).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{}: build directory is a dangling symbolic link (to made-by-q7); make the directory it names, or use another",
+                link.display()
+            )
+        );
+        let e = ensure_private(&link.join("sub")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("{}/sub: {} is a dangling symbolic link (to made-by-q7)", link.display(), link.display())
+        );
+        assert!(!tmp.path().join("made-by-q7").exists());
     }
 
     #[test]

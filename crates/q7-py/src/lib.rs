@@ -8,6 +8,7 @@
 
 mod args;
 mod engine;
+mod gil;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -59,13 +60,14 @@ fn build(
     let verbose = log.is_some();
     let sink = move |line: String| {
         if let Some(log) = &log {
-            Python::with_gil(|py| {
-                // A failing logger must not fail the build.
+            // A failing logger must not fail the build; at interpreter
+            // exit the line is dropped.
+            gil::with_gil(|py| {
                 let _ = log.call1(py, (line,));
             });
         }
     };
-    py.allow_threads(|| engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
+    gil::allow_threads(py, || engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
 }
 
 /// private_dir(path): makes `path` (and missing parents) unless it exists:
@@ -76,7 +78,9 @@ fn build(
 #[pyfunction]
 fn private_dir(path: PathBuf) -> PyResult<()> {
     engine::private_dir(&path).map_err(|e| match e {
-        engine::BuildDirError::Io { .. } => PyOSError::new_err(e.to_string()),
+        engine::BuildDirError::Io { .. } | engine::BuildDirError::DanglingLink { .. } => {
+            PyOSError::new_err(e.to_string())
+        }
         _ => PyPermissionError::new_err(e.to_string()),
     })
 }
@@ -85,7 +89,8 @@ fn private_dir(path: PathBuf) -> PyResult<()> {
 /// `SIGNAL_POLL` it takes the GIL for `PyErr_CheckSignals` (handlers run on
 /// the main thread only, as in Python), and the first exception a handler
 /// raises (KeyboardInterrupt on Ctrl-C) stops the run and is kept for the
-/// caller to raise.
+/// caller to raise. Once the interpreter exits, the run stops as
+/// interrupted without taking the GIL (see `gil`).
 #[derive(Clone)]
 struct SignalWatch(Arc<Mutex<(Instant, Option<PyErr>)>>);
 
@@ -105,7 +110,10 @@ impl SignalWatch {
             return false;
         }
         state.0 = Instant::now();
-        state.1 = Python::with_gil(|py| py.check_signals().err());
+        match gil::with_gil(|py| py.check_signals().err()) {
+            Some(raised) => state.1 = raised,
+            None => return true,
+        }
         state.1.is_some()
     }
 
@@ -185,7 +193,7 @@ impl Compute {
             move || signals.stop_requested()
         };
         let outcome =
-            py.allow_threads(|| engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), options, stop));
+            gil::allow_threads(py, || engine::run(&self.loaded, &function, &inputs, (dtype, dst_shape), options, stop));
         if let Some(raised) = signals.take_error() {
             // KeyboardInterrupt (or whatever a signal handler raised) ends
             // the call, as it would have ended Python code.
@@ -275,5 +283,9 @@ fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Kernel>()?;
+    // Threads still in a run or build when the interpreter exits must not
+    // take the GIL again (see `gil`).
+    let exits = wrap_pyfunction!(gil::interpreter_exits, m)?;
+    m.py().import("atexit")?.call_method1("register", (exits,))?;
     Ok(())
 }

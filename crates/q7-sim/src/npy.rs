@@ -6,8 +6,10 @@
 //! `ml_dtypes.bfloat16` are written as raw two-byte records, descr `<V2`, and
 //! that is what q7 reads and writes for bfloat16 (read back in NumPy with
 //! `np.load(f).view(ml_dtypes.bfloat16)`; the descr `bfloat16` is accepted
-//! too). Only C-order arrays are supported.
+//! too). Only C-order arrays are supported, of rank at most 8 (a tensor
+//! descriptor's).
 
+use q7_target::launch::descriptor::MAX_RANK;
 pub use q7_target::DType;
 
 mod header;
@@ -95,14 +97,16 @@ fn parse(bytes: &[u8]) -> Result<Layout, String> {
     if bytes.len() < 10 || &bytes[..6] != MAGIC {
         return Err("not a .npy file (no \\x93NUMPY magic)".into());
     }
-    let major = bytes[6];
-    let (header_len, start) = match major {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10usize),
-        2 | 3 => {
+    // NumPy writes, and reads, only these versions: any other minor is no
+    // .npy anyone wrote.
+    let (major, minor) = (bytes[6], bytes[7]);
+    let (header_len, start) = match (major, minor) {
+        (1, 0) => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10usize),
+        (2 | 3, 0) => {
             let b = bytes.get(8..12).ok_or("truncated .npy header")?;
             (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize, 12)
         }
-        v => return Err(format!(".npy format version {v} is not supported (1, 2 or 3)")),
+        _ => return Err(format!(".npy format version {major}.{minor} is not supported (1.0, 2.0 or 3.0)")),
     };
     let header = bytes
         .get(start..start.checked_add(header_len).ok_or("header length overflows")?)
@@ -111,6 +115,13 @@ fn parse(bytes: &[u8]) -> Result<Layout, String> {
     let header::Header { descr, fortran_order, shape } = header::parse(header)?;
     if fortran_order {
         return Err("Fortran-order arrays are not supported: save a C-order array (np.ascontiguousarray)".into());
+    }
+    if shape.len() > MAX_RANK {
+        // Refused here so that the message names the file, as every other.
+        return Err(format!(
+            "the array has rank {}; a tensor descriptor holds at most {MAX_RANK} dimensions",
+            shape.len()
+        ));
     }
     let (dtype, big_endian) = parse_descr(&descr)?;
     let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or("shape overflows")?;
@@ -215,6 +226,47 @@ mod tests {
         // Bytes past the data are ignored by both readers.
         file.push(0x55);
         assert_eq!(read_owned(file).unwrap(), array);
+    }
+
+    /// A one-element float32 `.npy` whose header says version `major.minor`
+    /// (the length field is two bytes in version 1, four after).
+    fn of_version(major: u8, minor: u8) -> Vec<u8> {
+        let prefix = if major == 1 { 10 } else { 12 };
+        let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }".to_string();
+        while !(prefix + header.len() + 1).is_multiple_of(64) {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut file = b"\x93NUMPY".to_vec();
+        file.extend_from_slice(&[major, minor]);
+        match major {
+            1 => file.extend_from_slice(&(header.len() as u16).to_le_bytes()),
+            _ => file.extend_from_slice(&(header.len() as u32).to_le_bytes()),
+        }
+        file.extend_from_slice(header.as_bytes());
+        file.extend_from_slice(&1.5f32.to_le_bytes());
+        file
+    }
+
+    #[test]
+    fn only_numpys_format_versions_are_read() {
+        for (major, minor) in [(1, 0), (2, 0), (3, 0)] {
+            assert_eq!(read(&of_version(major, minor)).unwrap().to_f32().unwrap(), [1.5], "{major}.{minor}");
+        }
+        for (major, minor) in [(1, 1), (2, 255), (3, 1), (0, 0), (4, 0)] {
+            assert_eq!(
+                read(&of_version(major, minor)).unwrap_err(),
+                format!(".npy format version {major}.{minor} is not supported (1.0, 2.0 or 3.0)")
+            );
+        }
+    }
+
+    #[test]
+    fn an_array_a_tensor_descriptor_cannot_hold_is_refused() {
+        let at_most = write(&Array::from_f32(vec![1; MAX_RANK], &[1.0]));
+        assert_eq!(read(&at_most).unwrap().shape.len(), MAX_RANK);
+        let more = write(&Array::from_f32(vec![1; MAX_RANK + 1], &[1.0]));
+        assert_eq!(read(&more).unwrap_err(), "the array has rank 9; a tensor descriptor holds at most 8 dimensions");
     }
 
     #[test]

@@ -12,6 +12,9 @@
 //! | a symbolic link        | followed: its final target is written as above          |
 //! | a character device or FIFO | written through (`/dev/null`, a pipe to a reader)   |
 //! | a directory, block device or socket | refused                                    |
+//!
+//! Missing parent directories are made; a dangling symbolic link where one
+//! belongs is refused, named as one ([`create_dir_all`]).
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -89,6 +92,33 @@ fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
     Err(std::io::Error::other(format!("more than {MAX_LINKS} symbolic links")))
 }
 
+/// `std::fs::create_dir_all`, whose error names a dangling symbolic link
+/// on the way (it would say only "File exists"): q7 makes no directory at a
+/// link's missing target, as `mkdir -p` makes none.
+pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| match dangling_link(dir) {
+        Some((link, target)) => std::io::Error::new(
+            e.kind(),
+            format!("{} is a dangling symbolic link (to {})", link.display(), target.display()),
+        ),
+        None => e,
+    })
+}
+
+/// The first of `path` and its ancestors (deepest first) that is a symbolic
+/// link to nothing, and what it points to.
+pub fn dangling_link(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    path.ancestors().filter(|p| !p.as_os_str().is_empty()).find_map(|p| {
+        if !std::fs::symlink_metadata(p).ok()?.file_type().is_symlink() {
+            return None;
+        }
+        match std::fs::metadata(p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some((p.to_path_buf(), std::fs::read_link(p).ok()?)),
+            _ => None,
+        }
+    })
+}
+
 #[cfg(unix)]
 fn writes_through(kind: &std::fs::FileType) -> bool {
     use std::os::unix::fs::FileTypeExt;
@@ -120,7 +150,7 @@ fn replace(path: &Path, parts: &[&[u8]], old: Option<&std::fs::Metadata>) -> std
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir)?;
+    create_dir_all(dir)?;
     remove_stale_temporaries(dir);
     let mut builder = tempfile::Builder::new();
     let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());

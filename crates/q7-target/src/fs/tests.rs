@@ -149,3 +149,20 @@ fn a_generated_file_replaces_a_planted_link_and_leaves_its_target_alone() {
     write_generated(&planted, b"again").unwrap();
     assert_eq!(std::fs::read(&planted).unwrap(), b"again");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_where_a_directory_belongs_is_named_as_one() {
+    // create_dir_all said only "File exists".
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("out");
+    std::os::unix::fs::symlink("nowhere", &link).unwrap();
+    for path in [link.join("x.svg"), link.join("a/b/x.svg")] {
+        let err = write_atomic(&path, b"x").unwrap_err();
+        assert_eq!(err.to_string(), format!("{} is a dangling symbolic link (to nowhere)", link.display()));
+    }
+    assert_eq!(names(dir.path()), ["out"]);
+    assert_eq!(dangling_link(&link.join("a")), Some((link.clone(), "nowhere".into())));
+    std::fs::create_dir(dir.path().join("nowhere")).unwrap();
+    assert_eq!(dangling_link(&link.join("a")), None);
+}

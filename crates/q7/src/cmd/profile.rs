@@ -39,6 +39,13 @@ pub struct Args {
 
 pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
     let (report, profile) = super::run::execute_profiled(&args.run, matches)?;
+    // Output files, findings and failures as `q7 run` handles them.
+    let mut run_args = args.run.clone();
+    (run_args.json, run_args.stats) = (false, false);
+    if super::run::interrupted(&report) {
+        // A partial profile is no report: nothing is written or printed.
+        return super::run::finish(&run_args, report, None);
+    }
     if let Some(path) = &args.folded {
         crate::io::write_output(path, profile.folded.join("\n").as_bytes())?;
     }
@@ -52,9 +59,6 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         profile_text::write_report(&mut out, &report.function, report.cores, &profile, args.top)?;
         out.flush()?;
     }
-    // Output files, findings and failures as `q7 run` handles them.
-    let mut run_args = args.run.clone();
-    (run_args.json, run_args.stats) = (false, false);
     super::run::finish(&run_args, report, None)
 }
 

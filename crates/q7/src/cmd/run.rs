@@ -371,18 +371,30 @@ fn flag_for(kind: ArgKind) -> &'static str {
     }
 }
 
+/// Whether Ctrl-C (or another signal q7 caught) stopped the run. Such a run
+/// writes and prints no report: the user asked it to stop, and what it has
+/// is partial.
+pub(super) fn interrupted(report: &OpReport) -> bool {
+    matches!(report.failure, Some(Failure::Interrupted { .. }))
+}
+
 /// Writes the output and prints what the flags ask; an error for a failed run.
-/// A failed run writes no output unless --out-on-failure asks for it.
+/// A failed run writes no output unless --out-on-failure asks for it; an
+/// interrupted one none at all, and no --json or --stats report (its
+/// findings are still said).
 pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Result<()> {
     let verdict = verdict(args, &report);
-    if let (Some(path), Some(output)) = (&args.out, &report.output) {
+    let stopped = interrupted(&report);
+    if let (Some(path), Some(output), false) = (&args.out, &report.output, stopped) {
         if verdict.is_ok() || args.out_on_failure {
             // The header, then the data from the report: no copy of the tensor.
             let header = npy::header(output.dtype, &output.shape);
             crate::io::write_output_parts(path, &[&header, &output.data])?;
         }
     }
-    if args.json {
+    if stopped {
+        // A partial report is no report: nothing printed.
+    } else if args.json {
         let estimate = estimate.filter(|_| args.stats);
         crate::io::print_json(&JsonReport { report: &report, output_path: args.out.as_deref(), estimate })?;
     } else if let (true, Some(estimate)) = (args.stats, estimate) {
@@ -401,14 +413,14 @@ pub fn finish(args: &Args, report: OpReport, estimate: Option<&Estimate>) -> Res
     }
     // Streamed console output reached the terminal whole; only the copy a
     // JSON report keeps is capped.
-    if report.console_dropped > 0 && args.json {
+    if report.console_dropped > 0 && args.json && !stopped {
         eprintln!(
             "q7 run: note: the JSON report keeps the first {} bytes of each console stream; {} bytes more were not kept",
             q7_sim::output::CAPTURE_LIMIT,
             report.console_dropped
         );
     }
-    if verdict.is_err() && args.out.is_some() && !args.out_on_failure {
+    if verdict.is_err() && args.out.is_some() && !args.out_on_failure && !stopped {
         eprintln!("q7 run: note: the run failed, so --out was not written (--out-on-failure writes it anyway)");
     }
     verdict

@@ -139,7 +139,14 @@ fn ranks_up_to_eight_run_and_larger_are_refused() {
         std::fs::write(&path, npy::write(&Array::from_f32(shape, &[1.0]))).unwrap();
         let err =
             one_line_error(&q7_run(&[b.to_str().unwrap(), "--fn", "relu_forward", "--in", path.to_str().unwrap()]));
-        assert!(err.contains(&format!("has rank {rank}; a tensor descriptor holds at most 8 dimensions")), "{err}");
+        // Named by its path, as every other error of a .npy input (was: tensor `big9`).
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "q7: error: {}: the array has rank {rank}; a tensor descriptor holds at most 8 dimensions",
+                path.display()
+            )
+        );
         let shape = vec!["1"; rank].join(",");
         let x = tensor_of_rank(dir.path(), 1);
         let argv = [b.to_str().unwrap(), "--fn", "relu_forward", "--in", x.to_str().unwrap(), "--dst-shape", &shape];
@@ -404,4 +411,19 @@ fn the_python_front_ends_archive_runs_alone_and_beside_its_images() {
             std::fs::remove_file(&y).unwrap();
         }
     }
+}
+
+#[test]
+fn a_npy_of_a_format_version_numpy_never_wrote_is_refused_naming_it() {
+    let b = stream_relu();
+    let dir = tempfile::tempdir().unwrap();
+    let path = tensor_of_rank(dir.path(), 1);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[7] = 1; // version 1.1: the minor byte went unchecked
+    std::fs::write(&path, bytes).unwrap();
+    let err = one_line_error(&q7_run(&[b.to_str().unwrap(), "--fn", "relu_forward", "--in", path.to_str().unwrap()]));
+    assert_eq!(
+        err.trim_end(),
+        format!("q7: error: {}: .npy format version 1.1 is not supported (1.0, 2.0 or 3.0)", path.display())
+    );
 }

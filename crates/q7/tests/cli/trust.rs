@@ -35,10 +35,12 @@ fn signal(child: &Child, name: &str) {
 }
 
 /// Starts `q7 ARGS` on an op that never ends, lets it run, sends SIGINT and
-/// returns (exit status, stderr, seconds from the signal to the exit).
-fn interrupted(args: &[&str]) -> (std::process::ExitStatus, String, f64) {
+/// returns (exit status, stderr, seconds from the signal to the exit); its
+/// stdout goes to `stdout`.
+fn interrupted(args: &[&str], stdout: &Path) -> (std::process::ExitStatus, String, f64) {
+    let stdout = std::fs::File::create(stdout).unwrap();
     let mut child =
-        Command::new(env!("CARGO_BIN_EXE_q7")).args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        Command::new(env!("CARGO_BIN_EXE_q7")).args(args).stdout(stdout).stderr(Stdio::piped()).spawn().unwrap();
     // Long enough for the op to be loaded and running.
     std::thread::sleep(Duration::from_millis(1500));
     assert!(child.try_wait().unwrap().is_none(), "ended before the signal");
@@ -57,20 +59,30 @@ fn ctrl_c_stops_run_and_profile_and_is_reported() {
     let b = misc_build();
     let dir = tempfile::tempdir().unwrap();
     let x = input_file(dir.path());
-    let out = dir.path().join("y.npy");
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (out, svg, folded, stdout) = (file("y.npy"), file("f.svg"), file("f.folded"), file("stdout"));
+    std::fs::write(&folded, b"the user's file").unwrap();
     let image = b.to_str().unwrap();
+    // Every report output asked for, even --out-on-failure's: an interrupted
+    // run writes none (`q7 profile --svg` wrote the partial flame graph).
+    let outputs = ["--out", &out, "--out-on-failure"];
     for command in ["run", "profile"] {
         let mut args = vec![command, image, "--fn", "spin_forward", "--in", &x];
-        if command == "run" {
-            args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(outputs);
+        match command {
+            "run" => args.push("--json"),
+            _ => args.extend(["--svg", &svg, "--folded", &folded]),
         }
-        let (status, err, seconds) = interrupted(&args);
+        let (status, err, seconds) = interrupted(&args, Path::new(&stdout));
         assert_eq!(status.code(), Some(130), "q7 {command}: {err}");
         assert!(err.contains("q7: error: interrupted after "), "q7 {command}: {err}");
         assert!(err.contains("core 0 at pc 0x") && err.contains("spin_forward"), "q7 {command}: {err}");
+        assert_eq!(std::fs::read_to_string(&stdout).unwrap(), "", "q7 {command} printed a report");
         eprintln!("q7 {command}: stopped {seconds:.3} s after SIGINT");
     }
-    assert!(!out.exists(), "an interrupted run wrote --out");
+    assert!(!Path::new(&out).exists(), "an interrupted run wrote --out");
+    assert!(!Path::new(&svg).exists(), "an interrupted profile wrote --svg");
+    assert_eq!(std::fs::read(&folded).unwrap(), b"the user's file", "an interrupted profile wrote --folded");
 }
 
 #[test]
@@ -222,4 +234,25 @@ fn a_link_planted_in_the_build_directory_redirects_no_write() {
     let out = q7_build_in(dir.path(), &["--build-dir", "b", "--", "relu.cpp"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&victim).unwrap(), b"the user's");
+}
+
+#[test]
+fn a_dangling_link_as_an_output_directory_is_named_as_one() {
+    // Said "File exists" (files under it) or "No such file or directory" (a build directory).
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("made-by-q7", dir.path().join("out")).unwrap();
+    let lsp =
+        Command::new(env!("CARGO_BIN_EXE_q7")).current_dir(dir.path()).args(["lsp", "-o", "out"]).output().unwrap();
+    assert_eq!(lsp.status.code(), Some(1));
+    let err = text(&lsp.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.ends_with(": cannot write: out is a dangling symbolic link (to made-by-q7)\n"), "{err}");
+    std::fs::copy(root().join("examples/relu/relu.cpp"), dir.path().join("relu.cpp")).unwrap();
+    let build = q7_build_in(dir.path(), &["--build-dir", "out", "--", "relu.cpp"]);
+    assert_eq!(build.status.code(), Some(1));
+    assert_eq!(
+        text(&build.stderr),
+        "q7: error: out: build directory is a dangling symbolic link (to made-by-q7); make the directory it names, or use another\n"
+    );
+    assert!(!dir.path().join("made-by-q7").exists());
 }
