@@ -67,6 +67,9 @@ pub enum Arrival {
     Start,
 }
 
+/// Whether a breakpoint hit counts (see [`Timeline::forward_with`]).
+pub type Keep<'a> = dyn FnMut(&Machine, usize, u32) -> bool + 'a;
+
 /// What a turn segment is compared by: the watched bytes and the checker's
 /// count of findings.
 #[derive(Clone, PartialEq)]
@@ -149,6 +152,12 @@ impl Timeline {
 
     /// Runs forward until the motion's target or something it stops at.
     pub fn forward(&mut self, motion: Motion) -> Arrival {
+        self.forward_with(motion, &mut |_, _, _| true)
+    }
+
+    /// [`Timeline::forward`], stopping only at breakpoint hits `keep`
+    /// accepts (a debugger's conditions: given the machine, core and pc).
+    pub fn forward_with(&mut self, motion: Motion, keep: &mut Keep<'_>) -> Arrival {
         if let Some(end) = &self.ended {
             return Arrival::Ended(end.clone());
         }
@@ -183,7 +192,11 @@ impl Timeline {
                     self.ended = Some(end.clone());
                     return Arrival::Ended(end);
                 }
-                Progress::Paused(Pause::Breakpoint { core, pc }) => return Arrival::Breakpoint { core, pc },
+                Progress::Paused(Pause::Breakpoint { core, pc }) => {
+                    if keep(&self.machine, core, pc) {
+                        return Arrival::Breakpoint { core, pc };
+                    }
+                }
                 Progress::Paused(_) => {
                     if next_snapshot == Some(self.time()) {
                         self.snapshot();

@@ -2,7 +2,7 @@
 //! running the stretches between snapshots again, newest first; and the
 //! recent path of one core, for stepping back by source lines.
 
-use super::{Arrival, Motion, Timeline};
+use super::{Arrival, Keep, Motion, Timeline};
 
 /// One instruction of a core's path: its step count before it ran, its pc
 /// and the stack pointer then (which frame it ran in).
@@ -19,6 +19,12 @@ impl Timeline {
     /// to the start of the run. A watch lands just before the store that
     /// changed its bytes; a finding just after the access.
     pub fn reverse(&mut self, motion: Motion) -> Arrival {
+        self.reverse_with(motion, &mut |_, _, _| true)
+    }
+
+    /// [`Timeline::reverse`] with breakpoint hits filtered as
+    /// [`Timeline::forward_with`] does.
+    pub fn reverse_with(&mut self, motion: Motion, keep: &mut Keep<'_>) -> Arrival {
         let motion = Motion { core_steps: None, total_steps: None, ..motion };
         let now = self.time();
         let mut hi = now;
@@ -30,7 +36,7 @@ impl Timeline {
             self.seek(lo);
             let mut last = None;
             while self.time() < hi {
-                match self.forward(Motion { total_steps: Some(hi), ..motion }) {
+                match self.forward_with(Motion { total_steps: Some(hi), ..motion }, keep) {
                     Arrival::Reached | Arrival::Ended(_) | Arrival::Interrupted | Arrival::Start => break,
                     event if self.time() < now => last = Some((self.time(), event)),
                     _ => break,

@@ -144,8 +144,33 @@ impl OpDebug<'_> {
 
     /// Core `core`'s image's DWARF (a `-g` build), read once.
     pub fn debuginfo(&self, core: usize) -> Option<&DebugInfo> {
-        let cell = self.debuginfo.get(core)?;
-        cell.get_or_init(|| self.images[core].debug.as_ref().and_then(|d| DebugInfo::new(d).ok())).as_ref()
+        debuginfo_of(self.images, &self.debuginfo, core)
+    }
+
+    /// Moves on the timeline (backwards or forwards) until `motion`
+    /// stops, counting a breakpoint hit only when one of the conditions
+    /// `conditions(core, pc)` gives holds (none: every hit counts; one that
+    /// cannot be evaluated holds, as in gdb).
+    pub fn travel(
+        &mut self,
+        motion: crate::debug::Motion,
+        backwards: bool,
+        conditions: &dyn Fn(usize, u32) -> Vec<String>,
+    ) -> crate::debug::Arrival {
+        let (images, cells) = (self.images, &self.debuginfo);
+        let mut keep = |machine: &crate::machine::Machine, core: usize, pc: u32| {
+            let wanted = conditions(core, pc);
+            let Some(info) = debuginfo_of(images, cells, core) else { return true };
+            let cpu = &machine.cores[core].cpu;
+            let Some(&frame) = cpu.call_stack(&machine.mem, 1).first() else { return true };
+            let view = CoreFrame { cpu, mem: &machine.mem, frame, innermost: true };
+            wanted.is_empty()
+                || wanted.iter().any(|c| info.evaluate(pc, &view, c).map_or(true, |v| v.is_true() != Some(false)))
+        };
+        match backwards {
+            true => self.timeline.reverse_with(motion, &mut keep),
+            false => self.timeline.forward_with(motion, &mut keep),
+        }
     }
 
     /// The source line (its file's path as compiled, the line and the pcs
@@ -257,6 +282,16 @@ impl OpDebug<'_> {
             CoreState::Halted => "halted".into(),
         }
     }
+}
+
+/// Image `core`'s DWARF from `cells` (read on first use).
+fn debuginfo_of<'a>(
+    images: &[OpImage],
+    cells: &'a [OnceLock<Option<DebugInfo>>],
+    core: usize,
+) -> Option<&'a DebugInfo> {
+    let image = images.get(core)?;
+    cells.get(core)?.get_or_init(|| image.debug.as_ref().and_then(|d| DebugInfo::new(d).ok())).as_ref()
 }
 
 impl OpSession<'_> {

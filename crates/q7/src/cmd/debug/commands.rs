@@ -51,7 +51,8 @@ pub struct Session<'lib> {
 }
 
 const HELP: &str = "\
-break LOCATION [if COND]  stop at FILE:LINE, FUNCTION or *ADDRESS (every core), where COND holds
+break LOCATION [core N] [if COND]
+                     stop at FILE:LINE, FUNCTION or *ADDRESS (every core, or core N), where COND holds
 delete [N]           delete breakpoint or watchpoint N (all without N)
 watch TENSOR[I]...   stop when an element of a tensor changes (watch *ADDR LEN for bytes)
 continue (c)         run until a breakpoint, watchpoint, finding or the end
@@ -136,23 +137,18 @@ impl<'lib> Session<'lib> {
     /// Continues (or goes back) to the next stop whose breakpoint's
     /// condition, if any, holds.
     fn until_stop(&mut self, backwards: bool) -> Arrival {
-        loop {
-            let motion = self.motion();
-            let arrival = if backwards { self.op.timeline.reverse(motion) } else { self.op.timeline.forward(motion) };
-            let Arrival::Breakpoint { core, pc } = arrival else { return arrival };
-            let conditions: Vec<String> = (self.breakpoints.iter())
-                .filter(|b| b.pcs.contains(&(core, pc)))
-                .map(|b| b.condition.clone())
-                .collect::<Option<Vec<_>>>()
-                .unwrap_or_default();
-            // A breakpoint without a condition stops; with conditions, one
-            // that holds (or cannot be evaluated, as gdb does) stops.
-            let stops = conditions.is_empty()
-                || conditions.iter().any(|c| self.op.evaluate(core, 0, c).map_or(true, |v| v.is_true() != Some(false)));
-            if stops {
-                return arrival;
-            }
-        }
+        self.travel(self.motion(), backwards)
+    }
+
+    /// Moves as `motion` says, breakpoints counting where their conditions hold.
+    pub(super) fn travel(&mut self, motion: Motion, backwards: bool) -> Arrival {
+        let breakpoints = &self.breakpoints;
+        let conditions = |core: usize, pc: u32| -> Vec<String> {
+            let at: Vec<&Breakpoint> = breakpoints.iter().filter(|b| b.pcs.contains(&(core, pc))).collect();
+            // Any unconditional breakpoint there: the hit counts.
+            at.iter().map(|b| b.condition.clone()).collect::<Option<Vec<String>>>().unwrap_or_default()
+        };
+        self.op.travel(motion, backwards, &conditions)
     }
 
     /// What `continue` stops at.
@@ -236,13 +232,24 @@ impl<'lib> Session<'lib> {
             Some((spec, condition)) => (spec.trim(), Some(condition.trim().to_string())),
             None => (text.trim(), None),
         };
+        // `LOCATION core N`: one core's copy only (gdb's `thread N`).
+        let (spec, only) = match spec.rsplit_once(" core ") {
+            Some((spec, n)) => {
+                let n: usize = n.trim().parse().map_err(|_| format!("`{}` is not a core number", n.trim()))?;
+                if n >= self.op.cores() {
+                    return Err(format!("the op runs on {} cores", self.op.cores()));
+                }
+                (spec.trim(), Some(n))
+            }
+            None => (spec, None),
+        };
         if spec.is_empty() {
             return Err("break needs a location: FILE:LINE, FUNCTION or *ADDRESS".into());
         }
         let file_line = spec.rsplit_once(':').filter(|(f, l)| !f.ends_with(':') && l.parse::<u32>().is_ok());
         let mut pcs = Vec::new();
         let mut chosen = None;
-        for core in 0..self.op.cores() {
+        for core in (0..self.op.cores()).filter(|&c| only.is_none_or(|n| n == c)) {
             if let Some(addr) = spec.strip_prefix('*') {
                 pcs.push((core, parse_address(addr)?));
             } else if let Some((file, line)) = file_line {
@@ -269,14 +276,19 @@ impl<'lib> Session<'lib> {
             self.op.timeline.add_breakpoint(core, pc);
         }
         let number = self.take_number();
-        let mut at = self.op.locate(0, pcs[0].1).to_string();
+        let (first_core, first_pc) = pcs[0];
+        let mut at = self.op.locate(first_core, first_pc).to_string();
         if let (Some(line), Some((file, asked))) = (chosen, file_line) {
             if asked.parse() != Ok(line) {
                 at = format!("{at} ({file}:{asked} has no code; line {line})");
             }
         }
         self.breakpoints.push(Breakpoint { number, spec: text.trim().into(), pcs, condition, hits: 0 });
-        let every = if self.op.cores() > 1 { " (core 0; every core at its copy)" } else { "" };
+        let every = match only {
+            Some(n) => format!(" (core {n} only)"),
+            None if self.op.cores() > 1 => " (core 0; every core at its copy)".into(),
+            None => String::new(),
+        };
         Ok(format!("Breakpoint {number} at {at}{every}"))
     }
 
@@ -347,8 +359,18 @@ impl<'lib> Session<'lib> {
             let names: Vec<&str> = self.op.tensors.iter().map(|t| t.name.as_str()).collect();
             format!("no tensor `{}` (the launch has {})", name.trim(), names.join(", "))
         })?;
+        // Each index a number, or an expression of the selected frame.
         let index = (indices.trim_end_matches(']').split("]["))
-            .map(|i| i.trim().parse::<usize>().map_err(|_| format!("`{i}` is not an index")))
+            .map(|i| match i.trim().parse::<usize>() {
+                Ok(n) => Ok(n),
+                Err(_) => {
+                    let value = self.op.evaluate(self.core, self.frame, i).map_err(|e| format!("index `{i}`: {e}"))?;
+                    value
+                        .as_i64()
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or_else(|| format!("`{i}` = {value} is not an index"))
+                }
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok((tensor.dtype, tensor.element(&index)?))
     }

@@ -18,7 +18,7 @@ impl Session<'_> {
     /// schedule has it; breakpoints and watchpoints they reach stop it).
     pub(super) fn stepi(&mut self) -> Arrival {
         let steps = self.op.timeline.machine.cores[self.core].cpu.steps();
-        self.op.timeline.forward(Motion { core_steps: Some((self.core, steps + 1)), ..self.motion() })
+        self.travel(Motion { core_steps: Some((self.core, steps + 1)), ..self.motion() }, false)
     }
 
     /// The source line (file and line) of core `core` at `pc`.
@@ -72,7 +72,7 @@ impl Session<'_> {
         let temporary = !self.op.timeline.machine.breakpoints[core].contains(&ret);
         self.op.timeline.add_breakpoint(core, ret);
         let arrival = loop {
-            let arrival = self.op.timeline.forward(self.motion());
+            let arrival = self.travel(self.motion(), false);
             match arrival {
                 Arrival::Breakpoint { core: c, pc } if c == core && pc == ret => {
                     if self.pc_sp().1 == sp {
