@@ -25,6 +25,11 @@ python3 scripts/npy_tool.py check-relu "$out/x.npy" "$out/y1.npy"
 "$q7" run "$out/relu8" --fn relu_forward --in "$out/x.npy" --out "$out/y8.npy" --stats
 python3 scripts/npy_tool.py check-relu "$out/x.npy" "$out/y8.npy"
 
+echo; echo "== q7 debug: core 5 stopped at one element, its locals, one line back (docs/DEBUGGING.md)"
+(cd examples/relu_multicore && "$q7" build --build-dir "$out/relu8g" --cflag -g --cflag -O0 >/dev/null)
+printf 'break relu.cpp:33 core 5 if i == 4096 && j == 7\ncontinue\nprint tcm_buffer[j]\nprint x[partition * cpu_id + i + j]\nreverse-step\nprint j\n' >"$out/debug.txt"
+"$q7" debug "$out/relu8g" --fn relu_forward --in "$out/x.npy" -x "$out/debug.txt"
+
 echo; echo "== q7 layout: the eight per-core images tile the 16 MiB aperture"
 "$q7" layout "$out"/relu8/librelu_cpu{0..7}.so | sed -n '/^across/,$p'
 
