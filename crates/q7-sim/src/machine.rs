@@ -151,6 +151,9 @@ pub struct Goal {
     pub findings: bool,
     /// A core's turn ended.
     pub turn_ends: bool,
+    /// A core loaded from a watched range (the cores must run with
+    /// [`Core::stop_on_watched_load`]).
+    pub watched_loads: bool,
 }
 
 /// Why [`Machine::resume`] paused.
@@ -164,6 +167,8 @@ pub enum Pause {
     Finding { core: usize },
     /// Core `core`'s turn ended.
     TurnEnd { core: usize },
+    /// Core `core`'s last instruction loaded from a watched range.
+    WatchedLoad { core: usize },
 }
 
 /// What [`Machine::resume`] came to.
@@ -400,6 +405,12 @@ impl Machine {
                 Event::Simcall => self.simcall(id),
                 Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
                 Event::Halted => self.states[id] = CoreState::Halted,
+                Event::WatchedLoad => {
+                    if goal.watched_loads {
+                        return Some(Pause::WatchedLoad { core: id });
+                    }
+                    self.mem.load_watch_hit = None;
+                }
                 Event::Finding => {
                     self.note_finding_stack(id);
                     if goal.findings {

@@ -68,6 +68,10 @@ mod flag {
     pub const EXEC: u8 = 4;
     /// The checker watches accesses to the page.
     pub const CHECKED: u8 = 8;
+    /// A debugger watches loads from the page (see `Memory::watch_loads`).
+    pub const WATCHED: u8 = 16;
+    /// Either kind of watching: no fast path may touch the page.
+    pub const OBSERVED: u8 = CHECKED | WATCHED;
     /// Accesses to the page are counted for the cost model (`crate::tally`):
     /// its READ and WRITE bits move up here, so the plain path, which
     /// tests them, leaves every access to the counting one.
@@ -254,6 +258,19 @@ pub struct Memory {
     /// `crate::tally`'s, or [`UNPRICED`]), and each core's counters.
     page_slots: Option<Box<[u8]>>,
     counts: Vec<ClassCounts>,
+    /// Load watchpoints (see [`Memory::watch_loads`]) and the first hit.
+    load_watches: Vec<(usize, u32, u32)>,
+    pub load_watch_hit: Option<LoadWatchHit>,
+}
+
+/// A load from a watched range: which core, at which pc, of which address,
+/// and the index of the range in [`Memory::watch_loads`]' list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadWatchHit {
+    pub core: usize,
+    pub pc: u32,
+    pub addr: u32,
+    pub index: usize,
 }
 
 impl Memory {
@@ -270,6 +287,8 @@ impl Memory {
             checker: None,
             page_slots: None,
             counts: Vec::new(),
+            load_watches: Vec::new(),
+            load_watch_hit: None,
         }
     }
 
@@ -409,6 +428,55 @@ impl Memory {
         }
     }
 
+    /// A load from a page the checker or a debugger watches.
+    #[cold]
+    #[inline(never)]
+    fn observe_load(&mut self, core: usize, pc: u32, addr: u32, size: u32, flags: u8) {
+        if flags & flag::CHECKED != 0 {
+            if let Some(checker) = &mut self.checker {
+                checker.on_load(core, pc, addr, size);
+            }
+        }
+        if flags & flag::WATCHED != 0 && self.load_watch_hit.is_none() {
+            let end = u64::from(addr) + u64::from(size);
+            let hit = self.load_watches.iter().position(|&(c, lo, len)| {
+                (c == core || self.region_for(c, lo) == self.region_for(core, lo))
+                    && u64::from(addr) < u64::from(lo) + u64::from(len)
+                    && end > u64::from(lo)
+            });
+            if let Some(index) = hit {
+                self.load_watch_hit = Some(LoadWatchHit { core, pc, addr, index });
+            }
+        }
+    }
+
+    /// Watches loads from the byte ranges `(core, addr, len)` (as core
+    /// `core` sees them): the first such load is recorded in
+    /// [`Memory::load_watch_hit`]. Pages holding them leave every fast path
+    /// (compiled code reaches them through [`Memory::load`]); an empty list
+    /// ends the watching.
+    pub fn watch_loads(&mut self, ranges: Vec<(usize, u32, u32)>) {
+        self.layout_epoch += 1;
+        for table in &mut self.tables {
+            for page in table.iter_mut().filter(|p| p.flags & flag::WATCHED != 0) {
+                page.flags &= !flag::WATCHED;
+            }
+        }
+        for &(_, lo, len) in &ranges {
+            let last = lo.saturating_add(len.max(1) - 1);
+            for table in &mut self.tables {
+                for p in (lo >> PAGE_SHIFT)..=(last >> PAGE_SHIFT) {
+                    let page = &mut table[p as usize];
+                    if page.flags != 0 {
+                        page.flags |= flag::WATCHED;
+                    }
+                }
+            }
+        }
+        self.load_watches = ranges;
+        self.load_watch_hit = None;
+    }
+
     /// The region holding `addr` as seen by `core`.
     pub fn region_for(&self, core: usize, addr: u32) -> Option<usize> {
         let page = self.tables[core][(addr >> PAGE_SHIFT) as usize];
@@ -466,10 +534,8 @@ impl Memory {
         let bytes = self.regions[usize::from(page.region)].data.get(off..off + N)?;
         let mut out = [0u8; N];
         out.copy_from_slice(bytes);
-        if page.flags & flag::CHECKED != 0 {
-            if let Some(checker) = &mut self.checker {
-                checker.on_load(core, pc, addr, N as u32);
-            }
+        if page.flags & flag::OBSERVED != 0 {
+            self.observe_load(core, pc, addr, N as u32, page.flags);
         }
         Some(out)
     }
@@ -533,7 +599,7 @@ impl Memory {
     /// watched by the checker). Region buffers never move once added.
     pub fn host_page(&mut self, core: usize, index: usize) -> (*mut u8, u32, u32) {
         let page = self.tables[core][index];
-        if page.flags == 0 || page.flags & flag::CHECKED != 0 {
+        if page.flags == 0 || page.flags & flag::OBSERVED != 0 {
             return (std::ptr::null_mut(), 0, 0);
         }
         let data = &mut self.regions[usize::from(page.region)].data;
@@ -550,7 +616,7 @@ impl Memory {
             let first = (region.base >> PAGE_SHIFT) as usize;
             for p in first..first + region.size.div_ceil(PAGE_SIZE) as usize {
                 let page = table[p];
-                if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::CHECKED != 0 {
+                if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::OBSERVED != 0 {
                     continue;
                 }
                 let (read, write) = page.direct_lengths(region.data.len());

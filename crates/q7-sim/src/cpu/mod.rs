@@ -45,6 +45,9 @@ pub enum Event {
     /// The instruction just run made the checker keep a finding (only with
     /// [`Core::stop_on_finding`]).
     Finding,
+    /// The instruction just run loaded from a watched range (only with
+    /// [`Core::stop_on_watched_load`]; see `Memory::watch_loads`).
+    WatchedLoad,
 }
 
 /// Bounds the stack pointer must stay within, checked on every `entry`
@@ -201,6 +204,9 @@ pub struct Core {
     /// after an access the checker kept a finding for (the state is then
     /// that of the access: its call stack can be read).
     pub stop_on_finding: bool,
+    /// Run one instruction at a time and return [`Event::WatchedLoad`]
+    /// right after a load from a range `Memory::watch_loads` watches.
+    pub stop_on_watched_load: bool,
     /// Stop exactly at the budget [`Core::run`] is given, never a block
     /// past it: the last instructions before it run one at a time. A
     /// debugger needs this, so that where a run pauses depends on nothing
@@ -280,6 +286,7 @@ impl Core {
             cache: BlockCache::new(),
             trace: false,
             stop_on_finding: false,
+            stop_on_watched_load: false,
             exact: false,
             profile: None,
             halt_pc: None,
@@ -391,13 +398,16 @@ impl Core {
                 }
                 continue;
             }
-            if self.trace || self.stop_on_finding || self.cpu.steps() >= fast_limit {
+            if self.trace || self.stop_on_finding || self.stop_on_watched_load || self.cpu.steps() >= fast_limit {
                 let kept = mem.checker.as_ref().map_or(0, |c| c.findings.len());
                 if let Err(event) = self.cpu.exec_one(mem, block, self.trace) {
                     return event;
                 }
                 if self.stop_on_finding && mem.checker.as_ref().is_some_and(|c| c.findings.len() > kept) {
                     return Event::Finding;
+                }
+                if self.stop_on_watched_load && mem.load_watch_hit.is_some() {
+                    return Event::WatchedLoad;
                 }
                 continue;
             }

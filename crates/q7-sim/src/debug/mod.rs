@@ -55,6 +55,9 @@ pub enum Arrival {
     /// Core `core`'s instruction at `pc` changed watch `index`'s bytes from
     /// `old` to `new`: the instruction just run (going backwards: the next).
     Watch { core: usize, pc: u32, index: usize, old: Vec<u8>, new: Vec<u8> },
+    /// Core `core`'s load at `pc` read `addr`, in load watch `index`: the
+    /// instruction just run (going backwards: the next).
+    Load { core: usize, pc: u32, index: usize, addr: u32 },
     /// Core `core`'s last instruction made the checker keep finding `index`
     /// (its number among all the checker counted).
     Finding { core: usize, index: u64 },
@@ -80,7 +83,13 @@ struct Observed {
 
 pub struct Timeline {
     pub machine: Machine,
+    /// Stop where these bytes change.
     pub watches: Vec<Watch>,
+    /// Stop where a core loads from these bytes (the cores then run one
+    /// instruction at a time, on the interpreter).
+    pub load_watches: Vec<Watch>,
+    /// The load watches memory has now (armed for the motion under way).
+    armed: Vec<Watch>,
     snapshots: Vec<Snapshot>,
     every: u64,
     budget: usize,
@@ -99,6 +108,8 @@ impl Timeline {
         Timeline {
             machine,
             watches: Vec::new(),
+            load_watches: Vec::new(),
+            armed: Vec::new(),
             snapshots: vec![first],
             every: SNAPSHOT_EVERY,
             budget: SNAPSHOT_BUDGET,
@@ -162,6 +173,7 @@ impl Timeline {
             return Arrival::Ended(end.clone());
         }
         let detect = (motion.watches && !self.watches.is_empty()) || motion.findings;
+        self.arm_load_watches(if motion.watches { self.load_watches.clone() } else { Vec::new() });
         loop {
             if self.reached(&motion) {
                 return Arrival::Reached;
@@ -178,6 +190,7 @@ impl Timeline {
                 breakpoints: motion.breakpoints,
                 findings: false,
                 turn_ends: detect,
+                watched_loads: !self.armed.is_empty(),
             };
             let (start, before) = (self.time(), detect.then(|| self.observe()));
             let progress = self.machine.resume(&goal);
@@ -192,6 +205,11 @@ impl Timeline {
                     self.ended = Some(end.clone());
                     return Arrival::Ended(end);
                 }
+                Progress::Paused(Pause::WatchedLoad { core }) => {
+                    if let Some(hit) = self.machine.mem.load_watch_hit.take() {
+                        return Arrival::Load { core, pc: hit.pc, index: hit.index, addr: hit.addr };
+                    }
+                }
                 Progress::Paused(Pause::Breakpoint { core, pc }) => {
                     if keep(&self.machine, core, pc) {
                         return Arrival::Breakpoint { core, pc };
@@ -204,6 +222,20 @@ impl Timeline {
                 }
             }
         }
+    }
+
+    /// Has memory watch loads from `watches` (none: no watching, the cores
+    /// back on their engines).
+    fn arm_load_watches(&mut self, watches: Vec<Watch>) {
+        self.machine.mem.load_watch_hit = None;
+        if watches == self.armed {
+            return;
+        }
+        self.machine.mem.watch_loads(watches.iter().map(|w| (w.core, w.addr, w.len)).collect());
+        for core in &mut self.machine.cores {
+            core.stop_on_watched_load = !watches.is_empty();
+        }
+        self.armed = watches;
     }
 
     fn reached(&self, motion: &Motion) -> bool {

@@ -17,7 +17,8 @@ impl Timeline {
     /// Goes back to the last point before now where going forward with
     /// `motion` would have stopped (a breakpoint, a watch, a finding), or
     /// to the start of the run. A watch lands just before the store that
-    /// changed its bytes; a finding just after the access.
+    /// changed its bytes (a load watch, before the load); a finding just
+    /// after the access.
     pub fn reverse(&mut self, motion: Motion) -> Arrival {
         self.reverse_with(motion, &mut |_, _, _| true)
     }
@@ -44,7 +45,7 @@ impl Timeline {
             }
             if let Some((time, event)) = last {
                 match &event {
-                    Arrival::Watch { .. } => self.seek(time - 1),
+                    Arrival::Watch { .. } | Arrival::Load { .. } => self.seek(time - 1),
                     Arrival::Breakpoint { core, .. } => {
                         self.seek(time);
                         self.machine.cores[*core].set_hook_reported(true);

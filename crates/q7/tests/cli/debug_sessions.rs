@@ -302,3 +302,29 @@ fn a_wrong_accessor_dtype_shows_the_bits_it_read() {
     assert!(session.contains("v == 0x3f800000 = true"), "{session}");
     assert_golden("debug_dtype.txt", &session);
 }
+
+/// `watch -r`: the load of one input element stops the run after it (both
+/// engines), names the load's line, and runs backwards to before it.
+#[test]
+fn a_read_watchpoint_stops_at_the_load_both_ways() {
+    let image = overread_build();
+    let dir = tempfile::tempdir().unwrap();
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 20]);
+    let script = "watch -r grad[4]\ncontinue\ncontinue\nreverse-continue\nstepi\n";
+    let (image, grad, x) = (image.to_str().unwrap(), grad.to_str().unwrap(), x.to_str().unwrap());
+    let args = [image, "--fn", "overread_backward", "--in", grad, "--in", x, "--dst-shape", "20"];
+    let jit = q7_debug(&[&args[..], &["--engine", "jit"]].concat(), script);
+    let interp = q7_debug(&[&args[..], &["--engine", "interp"]].concat(), script);
+    assert_eq!(jit, interp);
+    let line = source_line_of("crates/q7-sim/tests/programs/ops/stray_reads.cpp", "reads past grad's end");
+    assert!(jit.contains("Read watchpoint 1 grad[4]: 5.0\n  loaded by core 0 at "), "{jit}");
+    assert!(jit.contains(&format!("stray_reads.cpp:{line}")), "{jit}");
+    // Backwards it lands before the load: one stepi loads again.
+    assert_eq!(jit.matches("Read watchpoint 1 grad[4]: 5.0").count(), 3, "{jit}");
+    assert!(jit.contains("The run ended (Exited)"), "read once, then the end: {jit}");
+}
+
+fn source_line_of(path: &str, marker: &str) -> usize {
+    std::fs::read_to_string(root().join(path)).unwrap().lines().position(|l| l.contains(marker)).unwrap() + 1
+}

@@ -27,11 +27,13 @@ struct Breakpoint {
     hits: u64,
 }
 
-/// A numbered watchpoint on the timeline's watch of the same index.
+/// A numbered watchpoint: the n-th of its kind is the timeline's n-th
+/// watch (`loads`: its load watches).
 struct Watchpoint {
     number: usize,
     spec: String,
     dtype: DType,
+    loads: bool,
 }
 
 pub struct Session<'lib> {
@@ -172,10 +174,24 @@ impl<'lib> Session<'lib> {
             }
             Arrival::Watch { core, pc, index, old, new } => {
                 self.core = *core;
-                let w = &self.watchpoints[*index];
-                let (old, new) = (w.dtype.show(w.dtype.element(old)), w.dtype.show(w.dtype.element(new)));
                 let at = self.op.locate(*core, *pc);
-                text = format!("Watchpoint {} {}: {old} -> {new}\n  stored by core {core} at {at}\n", w.number, w.spec);
+                if let Some(w) = self.watchpoints.iter().filter(|w| !w.loads).nth(*index) {
+                    let (old, new) = (w.dtype.show(w.dtype.element(old)), w.dtype.show(w.dtype.element(new)));
+                    text = format!(
+                        "Watchpoint {} {}: {old} -> {new}\n  stored by core {core} at {at}\n",
+                        w.number, w.spec
+                    );
+                }
+            }
+            Arrival::Load { core, pc, index, addr } => {
+                self.core = *core;
+                let at = self.op.locate(*core, *pc);
+                if let Some(w) = self.watchpoints.iter().filter(|w| w.loads).nth(*index) {
+                    let bytes = self.op.timeline.machine.mem.host_read_for(*core, *addr, w.dtype.size()).unwrap_or(&[]);
+                    let value = w.dtype.show(w.dtype.element(bytes));
+                    text =
+                        format!("Read watchpoint {} {}: {value}\n  loaded by core {core} at {at}\n", w.number, w.spec);
+                }
             }
             Arrival::Finding { core, .. } => {
                 self.core = *core;
@@ -323,8 +339,11 @@ impl<'lib> Session<'lib> {
                     }
                 }
             } else if let Some(i) = self.watchpoints.iter().position(|w| w.number == number) {
+                let loads = self.watchpoints[i].loads;
+                let nth = self.watchpoints[..i].iter().filter(|w| w.loads == loads).count();
                 self.watchpoints.remove(i);
-                self.op.timeline.watches.remove(i);
+                let list = if loads { &mut self.op.timeline.load_watches } else { &mut self.op.timeline.watches };
+                list.remove(nth);
             } else {
                 return Err(format!("no breakpoint or watchpoint {number}"));
             }
@@ -333,6 +352,10 @@ impl<'lib> Session<'lib> {
     }
 
     fn add_watch(&mut self, spec: &str) -> Result<String, String> {
+        let (loads, spec) = match spec.strip_prefix("-r ") {
+            Some(rest) => (true, rest.trim()),
+            None => (false, spec),
+        };
         let (watch, dtype) = match spec.strip_prefix('*') {
             Some(rest) => {
                 let mut words = rest.split_whitespace();
@@ -347,9 +370,13 @@ impl<'lib> Session<'lib> {
             }
         };
         let number = self.take_number();
-        self.op.timeline.watches.push(watch);
-        self.watchpoints.push(Watchpoint { number, spec: spec.into(), dtype });
-        Ok(format!("Watchpoint {number}: {spec}"))
+        match loads {
+            true => self.op.timeline.load_watches.push(watch),
+            false => self.op.timeline.watches.push(watch),
+        }
+        self.watchpoints.push(Watchpoint { number, spec: spec.into(), dtype, loads });
+        let kind = if loads { "Read watchpoint" } else { "Watchpoint" };
+        Ok(format!("{kind} {number}: {spec}"))
     }
 
     /// `NAME[I][J]...` or `NAME[FLAT]`: the tensor's dtype and the address.
@@ -419,7 +446,9 @@ impl<'lib> Session<'lib> {
                 let mut lines: Vec<String> = (self.breakpoints.iter())
                     .map(|b| format!("{}  breakpoint  {}  hit {} times", b.number, b.spec, b.hits))
                     .collect();
-                lines.extend(self.watchpoints.iter().map(|w| format!("{}  watchpoint  {}", w.number, w.spec)));
+                lines.extend(self.watchpoints.iter().map(|w| {
+                    format!("{}  {}  {}", w.number, if w.loads { "read watchpoint" } else { "watchpoint" }, w.spec)
+                }));
                 if lines.is_empty() {
                     "No breakpoints or watchpoints.".into()
                 } else {
