@@ -357,6 +357,62 @@ fn imm(op: &Operand) -> u32 {
 }
 
 /// Maps a decoded instruction to its op.
+/// A register a memory op moves data through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRegister {
+    /// a0..a15 of the current window.
+    A(u8),
+    /// f0..f15.
+    F(u8),
+}
+
+/// What a load or store moves: the bytes at `addr` and the register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataAccess {
+    pub load: bool,
+    pub addr: u32,
+    pub size: u32,
+    pub register: DataRegister,
+}
+
+impl Op {
+    /// The data this op loads or stores, with `ar` the current window's
+    /// registers before it runs (for a debugger's dataflow); `None` for
+    /// every other op.
+    pub fn data_access(&self, ar: &[u32; 16]) -> Option<DataAccess> {
+        let r = |n: u8| ar[usize::from(n & 15)];
+        let (a, b) = (self.a, self.b);
+        let at = |load, size, register| Some(DataAccess { load, addr: r(b).wrapping_add(self.imm), size, register });
+        match self.kind {
+            Kind::L8ui => at(true, 1, DataRegister::A(a)),
+            Kind::L16ui | Kind::L16si => at(true, 2, DataRegister::A(a)),
+            Kind::L32i | Kind::L32e => at(true, 4, DataRegister::A(a)),
+            Kind::L32r => Some(DataAccess { load: true, addr: self.target, size: 4, register: DataRegister::A(a) }),
+            Kind::S8i => at(false, 1, DataRegister::A(a)),
+            Kind::S16i => at(false, 2, DataRegister::A(a)),
+            Kind::S32i | Kind::S32e => at(false, 4, DataRegister::A(a)),
+            Kind::Lsi | Kind::Lsiu | Kind::Lsx | Kind::Lsxu | Kind::Lsip | Kind::Lsxp => {
+                Some(DataAccess { load: true, addr: self.fp_address(ar), size: 4, register: DataRegister::F(a & 15) })
+            }
+            Kind::Ssi | Kind::Ssiu | Kind::Ssx | Kind::Ssxu | Kind::Ssip | Kind::Ssxp => {
+                Some(DataAccess { load: false, addr: self.fp_address(ar), size: 4, register: DataRegister::F(a & 15) })
+            }
+            _ => None,
+        }
+    }
+
+    /// The address of an FP load or store (base plus offset, or the base
+    /// alone for the post-increment forms).
+    fn fp_address(&self, ar: &[u32; 16]) -> u32 {
+        let base = ar[usize::from(self.b & 15)];
+        match self.kind {
+            Kind::Lsip | Kind::Lsxp | Kind::Ssip | Kind::Ssxp => base,
+            Kind::Lsx | Kind::Lsxu | Kind::Ssx | Kind::Ssxu => base.wrapping_add(ar[usize::from(self.c & 15)]),
+            _ => base.wrapping_add(self.imm),
+        }
+    }
+}
+
 pub fn translate(insn: &Insn) -> Op {
     use Kind::*;
     use Opcode as O;

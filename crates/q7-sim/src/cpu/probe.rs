@@ -125,7 +125,7 @@ impl Cpu {
 impl Cpu {
     /// The physical register file with the current view written back (the
     /// view's slots in `phys` are stale until a rotation).
-    fn register_file(&self) -> [u32; 64] {
+    pub fn register_file(&self) -> [u32; 64] {
         let mut file = self.phys;
         let nareg = (self.config.nareg as usize).min(file.len());
         let from = self.windowbase as usize * 4;

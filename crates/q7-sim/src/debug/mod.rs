@@ -12,7 +12,9 @@
 //! comparing the watched bytes and the checker's counts) and then located
 //! exactly by running that turn again one step at a time.
 
+mod origin;
 mod reverse;
+pub use origin::Link;
 pub use reverse::PathStep;
 pub mod snapshot;
 mod untouched;

@@ -181,3 +181,24 @@ fn reverse_continue_finds_the_previous_breakpoint_and_the_run_ends_as_a_plain_on
     let (count, bytes) = t.snapshot_memory();
     assert!(count >= 2 && bytes > 0, "{count} snapshots, {bytes} bytes");
 }
+
+#[test]
+fn a_counters_origin_is_its_store_then_the_add_that_computed_it() {
+    use q7_sim::debug::Link;
+    let mut t = Timeline::new(machine(Engine::JIT));
+    t.set_snapshots(500, usize::MAX);
+    t.seek(1800);
+    let counter = word(&t.machine, COUNTERS + 4);
+    let links = t.origin(0, COUNTERS + 4, 4, 8);
+    assert_eq!(t.time(), 1800, "origin comes back to where it was asked");
+    assert_eq!(
+        links,
+        [
+            Link::Stored { core: 1, pc: STORE_PC, addr: COUNTERS + 4, size: 4 },
+            Link::Computed { core: 1, pc: STORE_PC - 3 },
+        ],
+        "counter {counter}"
+    );
+    // Bytes no core wrote.
+    assert_eq!(t.origin(0, COUNTERS + 64, 4, 8), [Link::Unwritten { addr: COUNTERS + 64, size: 4 }]);
+}

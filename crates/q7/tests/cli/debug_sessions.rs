@@ -328,3 +328,33 @@ fn a_read_watchpoint_stops_at_the_load_both_ways() {
 fn source_line_of(path: &str, marker: &str) -> usize {
     std::fs::read_to_string(root().join(path)).unwrap().lines().position(|l| l.contains(marker)).unwrap() + 1
 }
+
+/// `origin`: an output element's value goes back through the store and the
+/// load to the input element it came from; one nobody changed says so.
+#[test]
+fn origin_follows_a_value_back_to_the_input() {
+    let image = overread_build();
+    let dir = tempfile::tempdir().unwrap();
+    let grad = write_f32(dir.path(), "grad.npy", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let x: Vec<f32> = (0..20).map(|i| (i % 3) as f32).collect();
+    let x = write_f32(dir.path(), "x.npy", &x);
+    let (image, grad, x) = (image.to_str().unwrap(), grad.to_str().unwrap(), x.to_str().unwrap());
+    let session = q7_debug(
+        &[image, "--fn", "overread_backward", "--in", grad, "--in", x, "--dst-shape", "20"],
+        "continue\norigin dst[4]\norigin dst[3]\ninfo time\n",
+    );
+    let line = source_line_of("crates/q7-sim/tests/programs/ops/stray_reads.cpp", "reads past grad's end");
+    let chain: Vec<&str> = session.lines().skip_while(|l| !l.starts_with("dst[4] = 5.0")).take(4).collect();
+    assert!(chain.len() == 4, "{session}");
+    assert!(
+        chain[1].contains("stored by core 0 at") && chain[1].ends_with(&format!("stray_reads.cpp:{line}")),
+        "{session}"
+    );
+    assert!(chain[2].contains("loaded by core 0 at") && chain[2].contains("from grad[4] (0x"), "{session}");
+    assert!(chain[3].ends_with("grad[4] (0xc0000010): an input, as the host wrote it"), "{session}");
+    // x[3] is 0: relu's zero went into dst[3], which already held zero.
+    assert!(session.contains("dst[3] = 0.0\n  dst[3] (0x"), "{session}");
+    assert!(session.contains("as it was at the start (no core changed it)"), "{session}");
+    // Back where it was asked: the run's end.
+    assert!(session.contains("steps over all cores"), "{session}");
+}

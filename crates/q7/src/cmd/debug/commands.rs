@@ -57,6 +57,7 @@ break LOCATION [core N] [if COND]
                      stop at FILE:LINE, FUNCTION or *ADDRESS (every core, or core N), where COND holds
 delete [N]           delete breakpoint or watchpoint N (all without N)
 watch TENSOR[I]...   stop when an element of a tensor changes (watch *ADDR LEN for bytes)
+origin TENSOR[I]...  where the value came from: the stores, loads and moves behind it
 continue (c)         run until a breakpoint, watchpoint, finding or the end
 step (s), next (n)   run the selected core to the next source line (next: over calls)
 stepi (si)           run the selected core one instruction
@@ -104,6 +105,7 @@ impl<'lib> Session<'lib> {
             "b" | "break" => self.add_breakpoint(rest),
             "delete" | "d" => self.delete(rest),
             "watch" => self.add_watch(rest),
+            "origin" => self.origin(rest),
             "c" | "continue" => Ok(self.go(|s| s.until_stop(false))),
             "rc" | "reverse-continue" => Ok(self.go(|s| s.until_stop(true))),
             "si" | "stepi" => Ok(self.go(|s| s.stepi())),
@@ -377,6 +379,71 @@ impl<'lib> Session<'lib> {
         self.watchpoints.push(Watchpoint { number, spec: spec.into(), dtype, loads });
         let kind = if loads { "Read watchpoint" } else { "Watchpoint" };
         Ok(format!("{kind} {number}: {spec}"))
+    }
+
+    /// `origin TENSOR[I]...` (or `*ADDR [LEN]`): the stores, loads and moves
+    /// behind the value, back to input bytes or the instruction that
+    /// computed it.
+    fn origin(&mut self, spec: &str) -> Result<String, String> {
+        let (dtype, addr, len) = match spec.strip_prefix('*') {
+            Some(rest) => {
+                let mut words = rest.split_whitespace();
+                let addr = parse_address(words.next().unwrap_or(""))?;
+                let len =
+                    words.next().map_or(Ok(4), |l| l.parse::<u32>().map_err(|_| format!("`{l}` is not a length")))?;
+                (DType::U8, addr, len.clamp(1, 64))
+            }
+            None => {
+                let (dtype, addr) = self.element(spec)?;
+                (dtype, addr, dtype.size() as u32)
+            }
+        };
+        let bytes =
+            self.op.timeline.machine.mem.host_read_for(self.core, addr, len as usize).map_err(|e| e.to_string())?;
+        let mut text = format!("{spec} = {}", dtype.show(dtype.element(bytes)));
+        for link in self.op.timeline.origin(self.core, addr, len, 16) {
+            use q7_sim::debug::Link;
+            let line = match link {
+                Link::Stored { core, pc, .. } => format!("stored by core {core} at {}", self.op.locate(core, pc)),
+                Link::Loaded { core, pc, addr, .. } => {
+                    format!("loaded by core {core} at {} from {}", self.op.locate(core, pc), self.name_address(addr))
+                }
+                Link::Moved { core, pc } => format!("moved by core {core} at {}", self.op.locate(core, pc)),
+                Link::Computed { core, pc } => {
+                    let insn = self.op.disassemble(core, pc, 1).into_iter().next().map(|(_, t)| t).unwrap_or_default();
+                    format!("computed by core {core} at {} (`{insn}`)", self.op.locate(core, pc))
+                }
+                Link::Unwritten { addr, .. } => {
+                    let tensor = self
+                        .op
+                        .tensors
+                        .iter()
+                        .any(|t| !t.output && self.tensor_of(addr).is_some_and(|n| n.starts_with(&t.name)));
+                    match tensor {
+                        true => format!("{}: an input, as the host wrote it", self.name_address(addr)),
+                        false => format!("{}: as it was at the start (no core changed it)", self.name_address(addr)),
+                    }
+                }
+                Link::Beyond { core } => format!("... (core {core} set it earlier than the debugger looks back)"),
+            };
+            text.push_str(&format!("\n  {line}"));
+        }
+        Ok(text)
+    }
+
+    /// `grad[5]` for an address inside a launch tensor.
+    fn tensor_of(&self, addr: u32) -> Option<String> {
+        self.op.tensors.iter().find_map(|t| {
+            let offset = addr.checked_sub(t.addr)? as usize;
+            (offset < t.numel() * t.dtype.size()).then(|| format!("{}[{}]", t.name, offset / t.dtype.size()))
+        })
+    }
+
+    fn name_address(&self, addr: u32) -> String {
+        match self.tensor_of(addr) {
+            Some(name) => format!("{name} ({addr:#010x})"),
+            None => format!("{addr:#010x}"),
+        }
     }
 
     /// `NAME[I][J]...` or `NAME[FLAT]`: the tensor's dtype and the address.
