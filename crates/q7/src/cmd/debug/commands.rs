@@ -62,6 +62,7 @@ continue (c)         run until a breakpoint, watchpoint, finding or the end
 step (s), next (n)   run the selected core to the next source line (next: over calls)
 stepi (si)           run the selected core one instruction
 finish               run until the selected frame returns
+until [LOCATION]     next, but not back into a loop (with LOCATION: continue to it)
 reverse-continue (rc), reverse-step (rs), reverse-next (rn), reverse-stepi (rsi), reverse-finish
                      the same, backwards in time
 backtrace (bt)       the selected core's call stack
@@ -115,6 +116,8 @@ impl<'lib> Session<'lib> {
             "rs" | "reverse-step" => Ok(self.go(|s| s.reverse_line(false))),
             "rn" | "reverse-next" => Ok(self.go(|s| s.reverse_line(true))),
             "finish" => Ok(self.go(|s| s.finish())),
+            "u" | "until" if rest.is_empty() => Ok(self.go(|s| s.until_next_line())),
+            "u" | "until" | "advance" => self.run_to(rest),
             "reverse-finish" => Ok(self.go(|s| s.reverse_finish())),
             "bt" | "backtrace" | "where" => Ok(self.backtrace()),
             "frame" | "f" => self.select_frame(rest),
@@ -308,6 +311,20 @@ impl<'lib> Session<'lib> {
             None => String::new(),
         };
         Ok(format!("Breakpoint {number} at {at}{every}"))
+    }
+
+    /// `until LOCATION`: continues to LOCATION (a breakpoint for this once),
+    /// or anything else that stops `continue`.
+    fn run_to(&mut self, spec: &str) -> Result<String, String> {
+        let before: Vec<usize> = self.breakpoints.iter().map(|b| b.number).collect();
+        self.add_breakpoint(spec)?;
+        let arrival = self.go(|s| s.until_stop(false));
+        let added: Vec<usize> = self.breakpoints.iter().map(|b| b.number).filter(|n| !before.contains(n)).collect();
+        for n in added {
+            self.delete(&n.to_string())?;
+        }
+        // The temporary breakpoint is not named.
+        Ok(arrival.replacen(&format!("Breakpoint {}, ", self.next_number - 1), "", 1))
     }
 
     /// `info locals` / `info args` of the selected frame.

@@ -61,6 +61,21 @@ impl Session<'_> {
         Arrival::Reached
     }
 
+    /// `until`: `next` until the line is past the current one (a loop's
+    /// back edge does not stop it) or the frame returns.
+    pub(super) fn until_next_line(&mut self) -> Arrival {
+        let (pc, sp) = self.pc_sp();
+        let Some((_, start)) = self.line(pc) else { return self.finish() };
+        loop {
+            let arrival = self.step_line(true);
+            let (now, now_sp) = self.pc_sp();
+            let past = self.line(now).is_some_and(|(_, line)| line > start);
+            if arrival != Arrival::Reached || past || now_sp > sp {
+                return arrival;
+            }
+        }
+    }
+
     fn at_call(&self) -> bool {
         self.op.at_call(self.core)
     }
