@@ -358,3 +358,27 @@ fn origin_follows_a_value_back_to_the_input() {
     // Back where it was asked: the run's end.
     assert!(session.contains("steps over all cores"), "{session}");
 }
+
+/// A planted race: core 2 also writes an element of core 6's partition. The
+/// session stops at the second store; one step back shows the first.
+#[test]
+fn a_race_stops_at_the_second_writer() {
+    let image = build(
+        "race_op",
+        &[("race_forward", "race_forward(Tensor _0, int _1, int _2) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/race.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(64, 9));
+    let script = "continue\nprint dst[50]\nprint x[50]\nreverse-stepi\nprint dst[50]\ncontinue\n";
+    let args =
+        [image.to_str().unwrap(), "--fn", "race_forward", "--in", x.to_str().unwrap(), "--int", "2", "--int", "50"];
+    let session = q7_debug(&[&args[..], &["--break-on-finding"]].concat(), script);
+    assert!(session.contains("races with core"), "{session}");
+    // Core 6's store (x + 1) won; one step back, core 2's -1 was there.
+    assert!(session.contains("dst[50] = 99.03671\n(q7) print x[50]\nx[50] = 98.03671"), "{session}");
+    assert!(session.contains("(q7) reverse-stepi\ncore 6 at"), "{session}");
+    assert!(session.contains("dst[50] = -1.0"), "core 2's -1 in core 6's element: {session}");
+    assert_golden("debug_race.txt", &session);
+}
