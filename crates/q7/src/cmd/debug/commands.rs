@@ -16,6 +16,39 @@ pub enum Flow {
     Quit,
 }
 
+/// A motion of the session (each command that runs the machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    Continue,
+    ReverseContinue,
+    Stepi,
+    ReverseStepi,
+    Step,
+    Next,
+    ReverseStep,
+    ReverseNext,
+    Finish,
+    ReverseFinish,
+    Until,
+}
+
+/// Where a motion stopped: the timeline's arrival, the breakpoint or
+/// watchpoint number it hit, and the prompt's words for it.
+#[derive(Clone, Debug)]
+pub struct Stop {
+    pub arrival: Arrival,
+    pub hit: Option<usize>,
+    pub text: String,
+}
+
+/// A breakpoint just set: its number and, for FILE:LINE, the line chosen.
+#[derive(Clone, Debug)]
+pub struct NewBreakpoint {
+    pub number: usize,
+    pub line: Option<u32>,
+    pub text: String,
+}
+
 /// A numbered breakpoint: where it was asked for and the pcs it stands
 /// for on each core.
 struct Breakpoint {
@@ -45,7 +78,8 @@ pub struct Session<'lib> {
     breakpoints: Vec<Breakpoint>,
     watchpoints: Vec<Watchpoint>,
     next_number: usize,
-    findings: bool,
+    /// `continue` stops at findings too.
+    pub(super) findings: bool,
     /// Console output shown so far (bytes of the captured streams).
     shown: [usize; 2],
     /// Source files read for the lines stops show (`None`: unreadable).
@@ -107,18 +141,18 @@ impl<'lib> Session<'lib> {
             "delete" | "d" => self.delete(rest),
             "watch" => self.add_watch(rest),
             "origin" => self.origin(rest),
-            "c" | "continue" => Ok(self.go(|s| s.until_stop(false))),
-            "rc" | "reverse-continue" => Ok(self.go(|s| s.until_stop(true))),
-            "si" | "stepi" => Ok(self.go(|s| s.stepi())),
-            "rsi" | "reverse-stepi" => Ok(self.go(|s| s.op.timeline.reverse_step(s.core))),
-            "s" | "step" => Ok(self.go(|s| s.step_line(false))),
-            "n" | "next" => Ok(self.go(|s| s.step_line(true))),
-            "rs" | "reverse-step" => Ok(self.go(|s| s.reverse_line(false))),
-            "rn" | "reverse-next" => Ok(self.go(|s| s.reverse_line(true))),
-            "finish" => Ok(self.go(|s| s.finish())),
-            "u" | "until" if rest.is_empty() => Ok(self.go(|s| s.until_next_line())),
+            "c" | "continue" => Ok(self.step(Move::Continue).text),
+            "rc" | "reverse-continue" => Ok(self.step(Move::ReverseContinue).text),
+            "si" | "stepi" => Ok(self.step(Move::Stepi).text),
+            "rsi" | "reverse-stepi" => Ok(self.step(Move::ReverseStepi).text),
+            "s" | "step" => Ok(self.step(Move::Step).text),
+            "n" | "next" => Ok(self.step(Move::Next).text),
+            "rs" | "reverse-step" => Ok(self.step(Move::ReverseStep).text),
+            "rn" | "reverse-next" => Ok(self.step(Move::ReverseNext).text),
+            "finish" => Ok(self.step(Move::Finish).text),
+            "u" | "until" if rest.is_empty() => Ok(self.step(Move::Until).text),
             "u" | "until" | "advance" => self.run_to(rest),
-            "reverse-finish" => Ok(self.go(|s| s.reverse_finish())),
+            "reverse-finish" => Ok(self.step(Move::ReverseFinish).text),
             "bt" | "backtrace" | "where" => Ok(self.backtrace()),
             "frame" | "f" => self.select_frame(rest),
             "up" => self.select_frame(&(self.frame + 1).to_string()),
@@ -139,6 +173,23 @@ impl<'lib> Session<'lib> {
         self.show_console(out)?;
         q7_sim::interrupt::clear();
         Ok(Flow::Continue)
+    }
+
+    /// Runs motion `how` of the selected core (or all, for continue).
+    pub fn step(&mut self, how: Move) -> Stop {
+        self.go(|s| match how {
+            Move::Continue => s.until_stop(false),
+            Move::ReverseContinue => s.until_stop(true),
+            Move::Stepi => s.stepi(),
+            Move::ReverseStepi => s.op.timeline.reverse_step(s.core),
+            Move::Step => s.step_line(false),
+            Move::Next => s.step_line(true),
+            Move::ReverseStep => s.reverse_line(false),
+            Move::ReverseNext => s.reverse_line(true),
+            Move::Finish => s.finish(),
+            Move::ReverseFinish => s.reverse_finish(),
+            Move::Until => s.until_next_line(),
+        })
     }
 
     /// Continues (or goes back) to the next stop whose breakpoint's
@@ -164,16 +215,18 @@ impl<'lib> Session<'lib> {
     }
 
     /// Runs a motion and says where it stopped.
-    fn go(&mut self, motion: impl FnOnce(&mut Self) -> Arrival) -> String {
+    fn go(&mut self, motion: impl FnOnce(&mut Self) -> Arrival) -> Stop {
         let arrival = motion(self);
         self.frame = 0;
         let mut text = String::new();
+        let mut number = None;
         match &arrival {
             Arrival::Breakpoint { core, pc } => {
                 self.core = *core;
                 let hit = self.breakpoints.iter_mut().find(|b| b.pcs.contains(&(*core, *pc)));
                 if let Some(b) = hit {
                     b.hits += 1;
+                    number = Some(b.number);
                     text = format!("Breakpoint {}, ", b.number);
                 }
             }
@@ -181,6 +234,7 @@ impl<'lib> Session<'lib> {
                 self.core = *core;
                 let at = self.op.locate(*core, *pc);
                 if let Some(w) = self.watchpoints.iter().filter(|w| !w.loads).nth(*index) {
+                    number = Some(w.number);
                     let (old, new) = (w.dtype.show(w.dtype.element(old)), w.dtype.show(w.dtype.element(new)));
                     text = format!(
                         "Watchpoint {} {}: {old} -> {new}\n  stored by core {core} at {at}\n",
@@ -192,6 +246,7 @@ impl<'lib> Session<'lib> {
                 self.core = *core;
                 let at = self.op.locate(*core, *pc);
                 if let Some(w) = self.watchpoints.iter().filter(|w| w.loads).nth(*index) {
+                    number = Some(w.number);
                     let bytes = self.op.timeline.machine.mem.host_read_for(*core, *addr, w.dtype.size()).unwrap_or(&[]);
                     let value = w.dtype.show(w.dtype.element(bytes));
                     text =
@@ -209,13 +264,16 @@ impl<'lib> Session<'lib> {
                     None => text = "Finding (beyond the ones the checker keeps)\n".into(),
                 }
             }
-            Arrival::Ended(end) => return self.ended(end),
+            Arrival::Ended(end) => {
+                let text = self.ended(end);
+                return Stop { arrival, hit: None, text };
+            }
             Arrival::Start => text = "At the start of the run (no earlier history).\n".into(),
             Arrival::Interrupted => text = "Interrupted.\n".into(),
             Arrival::Reached => {}
         }
         text.push_str(&self.where_now());
-        text
+        Stop { arrival, hit: number, text }
     }
 
     /// `core N at LOCATION`, and the source line when the file is at hand.
@@ -249,6 +307,11 @@ impl<'lib> Session<'lib> {
     }
 
     fn add_breakpoint(&mut self, text: &str) -> Result<String, String> {
+        self.set_breakpoint(text).map(|b| b.text)
+    }
+
+    /// `break TEXT`: the breakpoint set, or why not.
+    pub fn set_breakpoint(&mut self, text: &str) -> Result<NewBreakpoint, String> {
         let (spec, condition) = match text.split_once(" if ") {
             Some((spec, condition)) => (spec.trim(), Some(condition.trim().to_string())),
             None => (text.trim(), None),
@@ -310,7 +373,7 @@ impl<'lib> Session<'lib> {
             None if self.op.cores() > 1 => " (core 0; every core at its copy)".into(),
             None => String::new(),
         };
-        Ok(format!("Breakpoint {number} at {at}{every}"))
+        Ok(NewBreakpoint { number, line: chosen, text: format!("Breakpoint {number} at {at}{every}") })
     }
 
     /// `until LOCATION`: continues to LOCATION (a breakpoint for this once),
@@ -318,7 +381,7 @@ impl<'lib> Session<'lib> {
     fn run_to(&mut self, spec: &str) -> Result<String, String> {
         let before: Vec<usize> = self.breakpoints.iter().map(|b| b.number).collect();
         self.add_breakpoint(spec)?;
-        let arrival = self.go(|s| s.until_stop(false));
+        let arrival = self.step(Move::Continue).text;
         let added: Vec<usize> = self.breakpoints.iter().map(|b| b.number).filter(|n| !before.contains(n)).collect();
         for n in added {
             self.delete(&n.to_string())?;
@@ -339,12 +402,17 @@ impl<'lib> Session<'lib> {
         })
     }
 
+    /// The number the last breakpoint or watchpoint set took.
+    pub fn last_number(&self) -> usize {
+        self.next_number - 1
+    }
+
     fn take_number(&mut self) -> usize {
         self.next_number += 1;
         self.next_number - 1
     }
 
-    fn delete(&mut self, what: &str) -> Result<String, String> {
+    pub fn delete(&mut self, what: &str) -> Result<String, String> {
         let numbers: Vec<usize> = match what {
             "" => self.breakpoints.iter().map(|b| b.number).chain(self.watchpoints.iter().map(|w| w.number)).collect(),
             n => vec![n.parse().map_err(|_| format!("`{n}` is not a breakpoint number"))?],
@@ -370,7 +438,7 @@ impl<'lib> Session<'lib> {
         Ok(String::new())
     }
 
-    fn add_watch(&mut self, spec: &str) -> Result<String, String> {
+    pub fn add_watch(&mut self, spec: &str) -> Result<String, String> {
         let (loads, spec) = match spec.strip_prefix("-r ") {
             Some(rest) => (true, rest.trim()),
             None => (false, spec),
@@ -464,7 +532,7 @@ impl<'lib> Session<'lib> {
     }
 
     /// `NAME[I][J]...` or `NAME[FLAT]`: the tensor's dtype and the address.
-    fn element(&self, spec: &str) -> Result<(DType, u32), String> {
+    pub fn element(&self, spec: &str) -> Result<(DType, u32), String> {
         let (name, indices) = spec.split_once('[').ok_or_else(|| format!("`{spec}` is not TENSOR[INDEX]"))?;
         let tensor = self.op.tensor(name.trim()).ok_or_else(|| {
             let names: Vec<&str> = self.op.tensors.iter().map(|t| t.name.as_str()).collect();
@@ -587,7 +655,7 @@ impl<'lib> Session<'lib> {
             .join("\n")
     }
 
-    fn print(&self, what: &str) -> Result<String, String> {
+    pub fn print(&self, what: &str) -> Result<String, String> {
         if let Some(reg) = what.strip_prefix('$') {
             let cpu = &self.op.timeline.machine.cores[self.core].cpu;
             let value = match reg {
@@ -652,14 +720,21 @@ impl<'lib> Session<'lib> {
 
     /// The cores' console output the user has not seen yet.
     fn show_console(&mut self, out: &mut dyn Write) -> Result<()> {
+        out.write_all(&self.new_console())?;
+        Ok(())
+    }
+
+    /// The cores' console output not taken yet (stdout's, then stderr's).
+    pub fn new_console(&mut self) -> Vec<u8> {
         let output = &self.op.timeline.machine.output;
+        let mut bytes = Vec::new();
         for (k, stream) in [&output.stdout, &output.stderr].into_iter().enumerate() {
             if stream.len() > self.shown[k] {
-                out.write_all(&stream[self.shown[k]..])?;
+                bytes.extend_from_slice(&stream[self.shown[k]..]);
             }
             self.shown[k] = stream.len();
         }
-        Ok(())
+        bytes
     }
 }
 
