@@ -2,6 +2,7 @@
 //! stops, steps, looks and goes backwards through the op's run.
 
 mod commands;
+mod dap;
 mod motion;
 
 use std::io::{BufRead, Write};
@@ -29,6 +30,11 @@ use clap::ArgMatches;
 /// end of the file.
 #[derive(Debug, clap::Args)]
 #[group(id = "debug_args")]
+// `--dap` alone: the op's arguments may come in the `launch` request.
+#[command(
+    mut_arg("image", |a| a.required(false).required_unless_present_any(["dap", "bare"])),
+    mut_arg("function", |a| a.required(false).required_unless_present_any(["dap", "bare"]))
+)]
 pub struct Args {
     #[command(flatten)]
     run: Option<super::run::Args>,
@@ -45,6 +51,11 @@ pub struct Args {
     /// read of unwritten output), as at a breakpoint.
     #[arg(long = "break-on-finding")]
     break_on_finding: bool,
+    /// Speak the Debug Adapter Protocol on stdin/stdout (for editors) instead
+    /// of a prompt; the op's arguments come from here or from the `launch`
+    /// request (docs/DEBUGGING.md lists its keys).
+    #[arg(long, conflicts_with_all = ["script", "bare"])]
+    dap: bool,
 }
 
 pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
@@ -55,6 +66,9 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         }
         None => None,
     };
+    if args.dap {
+        return dap::serve(args.run.as_ref(), matches, args.break_on_finding);
+    }
     match (&args.run, &args.bare) {
         (Some(run), _) => open(run, matches, args.break_on_finding, script.as_deref(), &[]),
         (None, Some(elf)) => open_bare(elf, &args.board, script.as_deref()),
