@@ -78,12 +78,12 @@ impl<'lib> Adapter<'lib> {
                 continue;
             }
             match command.as_str() {
-                "disconnect" | "terminate" => {
+                "disconnect" => return out.respond(&request, Ok(Value::Null)),
+                // The run is the adapter's own: it ends with the session,
+                // which the client ends with `disconnect`.
+                "terminate" => {
                     out.respond(&request, Ok(Value::Null))?;
-                    if command == "terminate" {
-                        out.event("terminated", Value::Null)?;
-                    }
-                    return Ok(());
+                    out.event("terminated", Value::Null)?;
                 }
                 "configurationDone" => {
                     out.respond(&request, Ok(Value::Null))?;
