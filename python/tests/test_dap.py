@@ -246,3 +246,40 @@ def test_a_finding_stops_as_an_exception(relu8):
     assert any(f.get("source", {}).get("name") == "relu.cpp" for f in frames), frames
     client.close()
     assert_golden("dap_relu_finding.log", client.log)
+
+
+def test_the_command_lines_op_function_breakpoints_reverse_continue_and_the_console(relu8):
+    # The op's arguments on the command line; launch only says how to stop.
+    names = [(relu8["build"], "BUILD"), (relu8["x"], "X_NPY"), (REPO, "REPO")]
+    argv = [q7_binary(), "debug", relu8["build"], "--fn", "relu_forward", "--in", relu8["x"], "--dap"]
+    client = Client(argv, names)
+    client.request("initialize", {"adapterID": "q7"})
+    client.request("launch", {"stopOnEntry": True})
+    client.event("initialized")
+    answer = client.request("setFunctionBreakpoints", {"breakpoints": [{"name": "relu_forward"}, {"name": "nope"}]})
+    assert [b["verified"] for b in answer["breakpoints"]] == [True, False]
+    client.request("configurationDone")
+    assert client.event("stopped")["reason"] == "entry"
+    # Paused while stopped: stopped again where it is.
+    client.request("pause", {"threadId": 1})
+    assert client.event("stopped")["reason"] == "pause"
+    client.request("continue", {"threadId": 1})
+    first = client.event("stopped")
+    assert first["reason"] == "breakpoint" and top_frame(client, first["threadId"])["name"].startswith("relu_forward")
+    client.request("continue", {"threadId": first["threadId"]})
+    second = client.event("stopped")
+    assert second["reason"] == "breakpoint" and second["threadId"] != first["threadId"]
+    client.request("reverseContinue", {"threadId": second["threadId"]})
+    back = client.event("stopped")
+    assert back["reason"] == "breakpoint" and back["threadId"] == first["threadId"], back
+    # The debug console takes the prompt's commands; a motion there is a stop.
+    frame = top_frame(client, back["threadId"])["id"]
+    assert evaluate(client, frame, "info cores", context="repl").startswith("*core 0: running at relu_forward")
+    evaluate(client, frame, "stepi", context="repl")
+    assert client.event("stopped")["reason"] == "step"
+    assert "not TENSOR" in client.request("setDataBreakpoints", {"breakpoints": [{"dataId": "bogus"}]})[
+        "breakpoints"][0]["message"]
+    client.request("terminate")
+    client.event("terminated")
+    client.close()
+    assert_golden("dap_relu_console.log", client.log)
