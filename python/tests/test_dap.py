@@ -29,7 +29,7 @@ def q7_binary():
     candidates.append(shutil.which("q7"))
     for path in candidates:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
+            return os.path.abspath(path)
     pytest.fail("no q7 binary: build it (cargo build -p q7) or set Q7_BIN")
 
 
