@@ -1,8 +1,10 @@
-// Reads the hardware lets through and q7 must report, each with the op's
-// line: an elementwise backward whose gradient is smaller than its input
-// (aws relu_backward called with mismatched shapes), a read of TCM after
-// tcm_free, a read of TCM nothing wrote, and a read of a local nothing wrote.
+// Planted bugs the hardware lets through and q7 must report, one per kind,
+// each with the op's line: an elementwise backward whose gradient is
+// smaller than its input (aws relu_backward called with mismatched shapes),
+// a read of TCM after tcm_free, a read of TCM nothing wrote, a read of a
+// local nothing wrote, and a store past a tensor's end by the SDK's memcpy.
 #include <stdint.h>
+#include <string.h>
 #include <torch/torch.h>
 #include <neuron/neuron-utils.hpp>
 
@@ -47,6 +49,16 @@ torch::Tensor uninit_stack_forward(const torch::Tensor& x) {
   for (int i = 0; i < 256; i += 2) scratch[i] = (float)i;
   auto o = out.accessor<float, 1>();
   for (size_t i = 0; i < (size_t)out.numel(); i++) o[i] = scratch[i % 256];  // reads a local nothing wrote
+  return out;
+}
+
+// The stores past the destination's end are the SDK's memcpy's; the op's
+// line asked for them (the source, a local, is long enough).
+torch::Tensor copy_past_end_forward(const torch::Tensor& x) {
+  torch::Tensor out = get_dst_tensor();
+  float staged[64];
+  for (int i = 0; i < 64; i++) staged[i] = (float)i;
+  memcpy(out.data_ptr(), staged, (out.numel() + 4) * sizeof(float));  // stores past out's end
   return out;
 }
 
