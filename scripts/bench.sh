@@ -5,6 +5,11 @@
 #   scripts/bench.sh            all benchmarks (about 3 minutes once built)
 #   BENCH_LOGS=DIR scripts/bench.sh   keep each benchmark's output in DIR
 #   BENCH_RUNS=N scripts/bench.sh     runs per whole-process figure (default 7)
+#   BENCH_BASE=Q7 scripts/bench.sh    also time another q7 binary (an older
+#                                     build) on the --stats rows, runs alternating
+#   BENCH_IR=1 scripts/bench.sh       also count the checker's cost in host
+#                                     instructions (valgrind; deterministic, so
+#                                     fit for a loaded machine; adds ~15 min)
 #
 # Where the peer is a process (grep, cmp, the binutils recipe), q7 is timed
 # as a process too: the release `q7` binary, start-up and output included,
@@ -312,29 +317,75 @@ fi
 # --- simulated instructions per second on the example ops (issue 15) ---------
 # `q7 run --stats --json` (instructions over the run's wall time, as --stats
 # prints it), the JIT beside the interpreter, checks on and off, on the op
-# builds the native rows above made; the median of 3 runs each.
-stats_rate() { # DIR FN ENGINE CHECKS ARGS...: "M instr/s" of one run
-  local dir=$1 fn=$2 engine=$3 checks=$4
-  shift 4
-  "$Q7" run "$dir" --fn "$fn" "$@" --out "$LOGS/stats-out.npy" --stats --json --engine "$engine" $checks 2>/dev/null |
+# builds the native rows above made; the median of 3 runs each. Then the
+# checker's cost (issue 28): checks-on time over checks-off time per engine;
+# and with BENCH_BASE, checks on against that binary, runs alternating.
+stats_rate() { # Q7 DIR FN ENGINE CHECKS ARGS...: "M instr/s" of one run
+  local q7=$1 dir=$2 fn=$3 engine=$4 checks=$5
+  shift 5
+  "$q7" run "$dir" --fn "$fn" "$@" --out "$LOGS/stats-out.npy" --stats --json --engine "$engine" $checks 2>/dev/null |
     python3 -c 'import json, sys; r = json.load(sys.stdin); print("%.0f" % (sum(s["instructions"] for s in r["stats"]) / r["wall_seconds"] / 1e6))'
 }
+# ir_rate Q7 DIR FN ENGINE CHECKS ARGS...: host instructions per simulated
+# instruction inside the run (callgrind, collecting in Machine::run only).
+ir_rate() {
+  local q7=$1 dir=$2 fn=$3 engine=$4 checks=$5
+  shift 5
+  valgrind --tool=callgrind --smc-check=all --toggle-collect='*Machine*run*' --callgrind-out-file=/dev/null \
+    "$q7" run "$dir" --fn "$fn" "$@" --out "$LOGS/stats-out.npy" --stats --json --engine "$engine" $checks \
+    2>"$LOGS/callgrind.err" | python3 -c 'import json, re, sys
+r = json.load(sys.stdin)
+ir = int(re.search(r"Collected : (\d+)", open(sys.argv[1]).read()).group(1))
+print("%.2f" % (ir / sum(s["instructions"] for s in r["stats"])))' "$LOGS/callgrind.err"
+}
+BASE=${BENCH_BASE:-}
 if [[ -n $Q7 && -d ${NATIVE:-/nonexistent} ]] && ((SECONDS - START <= DEADLINE)); then
-  echo "== q7 run --stats on the example ops: jit vs interp" >&2
+  echo "== q7 run --stats on the example ops: jit vs interp, checks on and off${BASE:+, and $BASE}" >&2
   while read -r example fn args; do
     ((SECONDS - START <= DEADLINE)) || break
     [[ -d $NATIVE/$example ]] || continue
     read -ra extra <<<"${args//@/$NATIVE/}"
+    declare -A m=()
     for checks in "" --no-checks; do
-      j=() i=()
+      j=() i=() bj=() bi=()
       for _ in 1 2 3; do
-        j+=("$(stats_rate "$NATIVE/$example" "$fn" jit "$checks" "${extra[@]}")")
-        i+=("$(stats_rate "$NATIVE/$example" "$fn" interp "$checks" "${extra[@]}")")
+        j+=("$(stats_rate "$Q7" "$NATIVE/$example" "$fn" jit "$checks" "${extra[@]}")")
+        i+=("$(stats_rate "$Q7" "$NATIVE/$example" "$fn" interp "$checks" "${extra[@]}")")
+        if [[ -n $BASE && -z $checks ]]; then
+          bj+=("$(stats_rate "$BASE" "$NATIVE/$example" "$fn" jit "" "${extra[@]}")")
+          bi+=("$(stats_rate "$BASE" "$NATIVE/$example" "$fn" interp "" "${extra[@]}")")
+        fi
       done
       echo "   $example ${checks:-checks on}: jit ${j[*]}, interp ${i[*]} M instr/s" >&2
-      row "q7 run --stats $example ${checks:-(checks on)}, M instr/s" "jit $(median "${j[@]}")" \
-        "interp $(median "${i[@]}")" "$(ratio "$(median "${j[@]}")" "$(median "${i[@]}")")"
+      m[jit$checks]=$(median "${j[@]}") m[interp$checks]=$(median "${i[@]}")
+      row "q7 run --stats $example ${checks:-(checks on)}, M instr/s" "jit ${m[jit$checks]}" \
+        "interp ${m[interp$checks]}" "$(ratio "${m[jit$checks]}" "${m[interp$checks]}")"
+      if ((${#bj[@]})); then
+        echo "   $example checks on, $BASE: jit ${bj[*]}, interp ${bi[*]} M instr/s" >&2
+        for engine in jit interp; do
+          if [[ $engine == jit ]]; then b=$(median "${bj[@]}"); else b=$(median "${bi[@]}"); fi
+          row "q7 run --stats $example (checks on), $engine, M instr/s" "${m[$engine]}" "BENCH_BASE $b" \
+            "$(ratio "${m[$engine]}" "$b")"
+        done
+      fi
     done
+    # Time is instructions over rate: checks-on time / checks-off time.
+    row "checker cost on $example: checks-on time / checks-off time" \
+      "jit $(ratio "${m[jit--no-checks]}" "${m[jit]}")" "interp $(ratio "${m[interp--no-checks]}" "${m[interp]}")" "-"
+    unset m
+    if [[ -n ${BENCH_IR:-} ]] && command -v valgrind >/dev/null; then
+      for engine in jit interp; do
+        ((SECONDS - START <= DEADLINE + 900)) || break
+        on=$(ir_rate "$Q7" "$NATIVE/$example" "$fn" "$engine" "" "${extra[@]}")
+        off=$(ir_rate "$Q7" "$NATIVE/$example" "$fn" "$engine" --no-checks "${extra[@]}")
+        base=${BASE:+$(ir_rate "$BASE" "$NATIVE/$example" "$fn" "$engine" "" "${extra[@]}")}
+        echo "   $example $engine host instructions per instruction: on $on, off $off${base:+, BENCH_BASE on $base}" >&2
+        peer=- against=-
+        [[ -z $base ]] || peer="BENCH_BASE on $base" against=$(ratio "$base" "$on")
+        row "checker cost on $example, $engine, host instructions per instruction: on / off" \
+          "$on / $off = $(ratio "$on" "$off")" "$peer" "$against"
+      done
+    fi
   done <<'LIST'
 relu relu_forward --in @x.npy
 relu_stream relu_forward --in @x.npy

@@ -74,8 +74,8 @@ def options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None)
     """`with q7.options(...):` runs the q7 op calls inside the block with
     these options (those not given keep what load/load_library set):
 
-    * `checks`: q7's checks (stray stores, races, reads of unwritten
-      output); False runs without them (`q7 run --no-checks`);
+    * `checks`: q7's checks (stray stores and loads, races, reads of
+      unwritten output, TCM or stack); False runs without them (`q7 run --no-checks`);
     * `no_sdk_checks`: True turns the SDK's own runtime checks off (TCM copy
       ranges, accessor dtype and rank), as on hardware;
     * `strict`: True makes output elements no core wrote an error, not an

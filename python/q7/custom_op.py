@@ -6,9 +6,9 @@
 
 `load` builds the shape sources into a host library (torch.utils.cpp_extension,
 q7's torchneuron/register.h), reads each registered op's schema from torch,
-builds the compute sources with q7 (one image, or eight with multicore=True),
-writes `lib<name>.so`, an ar archive of the shape library, the compute
-libraries and metadata.json (docs/PYTORCH.md), into
+builds the compute sources with q7 (one image, or eight with multicore=True)
+in `build_directory/.q7-build/`, writes `lib<name>.so`, an ar archive of the
+shape library, the compute libraries and metadata.json (docs/PYTORCH.md), into
 `build_directory`, and makes `torch.ops.<ns>.<op>` run in q7's simulator.
 """
 
@@ -25,6 +25,10 @@ import torch
 from q7 import _archive, _q7, _runtime, _shape
 
 METADATA = "metadata.json"
+# The build's own files (objects, wrapper.cpp, images, records) go here, in
+# the build directory: the vendor's build.py passes os.getcwd(), the author's
+# folder, which gets only the archive.
+BUILD_FILES = ".q7-build"
 FORMAT = "q7-neuron-custom-op"
 VERSION = 1
 
@@ -208,6 +212,8 @@ def load(
         _q7.private_dir(parent)
         build_directory = os.path.join(parent, name)
     _q7.private_dir(build_directory)
+    build_files = os.path.join(os.path.abspath(build_directory), BUILD_FILES)
+    _q7.private_dir(build_files)
 
     shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log)
     with open(shape_library, "rb") as f:
@@ -228,7 +234,7 @@ def load(
         functions,
         schemas,
         sources,
-        os.path.abspath(build_directory),
+        build_files,
         [os.path.abspath(p) for p in extra_include_paths],
         extra_cflags,
         bool(multicore),
@@ -241,7 +247,7 @@ def load(
             images.append(f.read())
     archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain, sources)
     if log:
-        log(f"q7: wrote {archive}")
+        log(f"q7: wrote {archive} (the build's files are in {build_files})")
 
     _bind_all(ops, _q7.Compute(archive, images), options, sources)
     return archive

@@ -53,13 +53,24 @@ def test_archive_members_and_metadata(mlp_project):
     compute = subprocess.run(["ar", "p", archive, "librelucustomop.so"], check=True, capture_output=True).stdout
     assert shape[:5] == b"\x7fELF\x02" and compute[:5] == b"\x7fELF\x01"
     assert int.from_bytes(compute[18:20], "little") == 94  # EM_XTENSA
-    with open(os.path.join(mlp_project, "librelucustomop.so"), "rb") as f:
+    with open(os.path.join(mlp_project, ".q7-build", "librelucustomop.so"), "rb") as f:
         assert f.read() == compute
     # Each library member's SHA-256, which load_library checks before loading anything.
     assert metadata["sha256"] == {
         "librelu_shape.so": hashlib.sha256(shape).hexdigest(),
         "librelucustomop.so": hashlib.sha256(compute).hexdigest(),
     }
+
+
+def test_the_project_folder_gets_only_the_archive(mlp_project):
+    # build.py passes build_directory=os.getcwd(): beside the sources land
+    # the archive (what the vendor's flow shows) and the build's own folder.
+    src = os.path.join(REPO, "examples", "torch_mlp")
+    sources = [f for f in os.listdir(src) if f.endswith((".cpp", ".py"))]
+    listed = sorted(f for f in os.listdir(mlp_project) if f != "__pycache__")
+    assert listed == sorted(sources + [".q7-build", "librelu.so"])
+    inner = os.listdir(os.path.join(mlp_project, ".q7-build"))
+    assert "librelucustomop.so" in inner and "wrapper.cpp" in inner
 
 
 LOAD_IN_FRESH_PROCESS = """

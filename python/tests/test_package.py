@@ -39,6 +39,9 @@ def test_verbose_load_shows_the_build_steps(test_ops, tmp_path, capsys):
     assert "q7: op q7_test_ops::affine(Tensor _0, float _1, int _2, Scalar _3) -> Tensor, compute function affine" in out
     assert "clang-22" in out or "xt-clang++" in out  # the compile commands
     assert "q7 build: libq7_test_opscustomop.so" in out
-    assert f"q7: wrote {tmp_path}/libq7_test_ops.so\n" in out
+    assert f"q7: wrote {tmp_path}/libq7_test_ops.so (the build's files are in {tmp_path}/.q7-build)\n" in out
+    # The build directory gets the archive; everything else is in .q7-build.
+    assert sorted(os.listdir(tmp_path)) == [".q7-build", "libq7_test_ops.so"]
+    assert "libq7_test_opscustomop.so" in os.listdir(tmp_path / ".q7-build")
     # The re-load re-bound the ops to the new build; they still run.
     assert torch.equal(torch.ops.q7_test_ops.affine(torch.ones(2), 2.0, 1, 0), torch.full((2,), 3.0))

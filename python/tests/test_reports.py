@@ -107,6 +107,29 @@ def test_a_store_through_the_sdks_memcpy_names_the_line_that_called_it(findings)
     assert sum("-byte store to" in line for line in findings) == 4
 
 
+# The planted bugs, one per kind (issue #28): the op, its arguments, what
+# the finding says, and the text on the op's line that made it.
+PLANTED = [
+    ("overread", (torch.ones(6), torch.ones(20)), "-byte load from", "the bug: past grad's end"),
+    ("freed_tcm_read", (torch.ones(20),), "outside every live tensor and allocation (TCM", "the bug: freed TCM"),
+    ("uninit_tcm_read", (torch.ones(20),), "of TCM block of core 0 (64 bytes at 0x", "the bug: TCM nothing"),
+    ("uninit_stack_read", (torch.ones(20),), "(core 0's stack, ", "the bug: a local nothing wrote"),
+    ("copy_past_end", (torch.arange(8.0),), " past the end), in copy_past_end(", "(t_in.numel() + 4) * sizeof"),
+]
+
+
+@pytest.mark.parametrize("op, args, says, marker", PLANTED, ids=[p[0] for p in PLANTED])
+def test_planted_bugs_one_per_kind_raise_with_the_ops_line(findings, op, args, says, marker):
+    error = raised(op, *args)
+    at = line_of(marker)
+    assert type(error) is q7.SimulationError
+    assert says in error.reason and error.reason.endswith(f" at findings.cpp:{at}"), error.reason
+    assert (error.op_frame.file, error.op_frame.line) == (FINDINGS, at)
+    # Without q7's checks the op runs as on hardware, silently.
+    with q7.options(checks=False):
+        getattr(torch.ops.q7_findings, op)(*args)
+
+
 def test_the_traceback_ends_where_the_op_was_called(findings):
     errors = [raised("stray_store", torch.ones(4)), raised("copy_2d", torch.ones(4))]
     with pytest.raises(TypeError) as bad_argument:

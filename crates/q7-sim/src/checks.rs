@@ -12,6 +12,8 @@
 //! * **races**: two cores writing the same byte of tensor memory.
 //! * **reads of never-written output**: loading bytes of the destination
 //!   tensor, or of a fresh heap/TCM block, before anyone wrote them.
+//! * **uninitialised stack reads**: loading stack bytes no store wrote in
+//!   this run (see [`stack`]).
 //!
 //! Findings name the core, the pc, the nearest tensor or block and the
 //! element index; at most [`REPORT_LIMIT`] per kind are kept, all counted.
@@ -28,8 +30,17 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Bound;
 
+mod stack;
+
+use stack::StackShadow;
+pub use stack::StackWindow;
+
 /// Findings kept per kind (the rest are only counted).
 pub const REPORT_LIMIT: usize = 10;
+
+/// Bytes of code from a load's pc that a [`UseTest`] is given (fewer at the
+/// end of the code).
+pub const USE_TEST_CODE: usize = 48;
 
 /// What a live range of memory is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +194,13 @@ pub struct Checker {
     /// Per core, the last range hit, by [`cache_slot`]: loads and stores
     /// apart (a streaming kernel reads one tensor and writes another).
     caches: Vec<[RangeCache; 4]>,
+    /// Per core, its stack's shadow when watched.
+    stacks: Vec<Option<StackShadow>>,
+    use_test: Option<UseTest>,
 }
+
+/// See [`Checker::set_use_test`].
+pub type UseTest = std::sync::Arc<dyn Fn(&[u8], u32) -> bool + Send + Sync>;
 
 const HOST: u8 = 0xff;
 
@@ -204,12 +221,15 @@ impl Checker {
             counts: self.counts,
             generation: self.generation,
             caches: self.caches.clone(),
+            stacks: self.stacks.iter().map(|s| s.as_ref().map(StackShadow::empty)).collect(),
+            use_test: self.use_test.clone(),
         }
     }
 
-    /// The shadows' bytes: tensor memory's, then each TCM's.
+    /// The shadows' bytes: tensor memory's, each TCM's, each watched stack's.
     pub fn shadows(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(&self.tensor).chain(&self.tcm).map(|s| s.writer.as_slice())
+        let stacks = self.stacks.iter().flatten().map(StackShadow::bytes);
+        std::iter::once(&self.tensor).chain(&self.tcm).map(|s| s.writer.as_slice()).chain(stacks)
     }
 
     /// Moves the shadows' buffers of `other` into this checker (made by
@@ -219,7 +239,11 @@ impl Checker {
         for (mine, theirs) in self.tcm.iter_mut().zip(&mut other.tcm) {
             mine.writer = std::mem::take(&mut theirs.writer);
         }
-        std::iter::once(&mut self.tensor).chain(&mut self.tcm).map(|s| s.writer.as_mut_slice()).collect()
+        for (mine, theirs) in self.stacks.iter_mut().flatten().zip(other.stacks.iter_mut().flatten()) {
+            *mine.buffer() = std::mem::take(theirs.buffer());
+        }
+        let stacks = self.stacks.iter_mut().flatten().map(|s| s.buffer().as_mut_slice());
+        std::iter::once(&mut self.tensor).chain(&mut self.tcm).map(|s| s.writer.as_mut_slice()).chain(stacks).collect()
     }
 
     /// Watches `[tensor_base, +tensor_size)` and, per core, the TCM.
@@ -236,6 +260,63 @@ impl Checker {
             counts: [0; 4],
             generation: 1,
             caches: vec![[RangeCache::default(); 4]; cores],
+            stacks: (0..cores).map(|_| None).collect(),
+            use_test: None,
+        }
+    }
+
+    /// Watches `core`'s stack, `[lo, hi)`, for loads of bytes no store
+    /// wrote: see [`stack`]. The memory the stack is in must send its
+    /// loads to [`Checker::stack_unwritten`] and stores to
+    /// [`Checker::on_stack_store`].
+    pub fn watch_stack(&mut self, core: usize, lo: u32, hi: u32) {
+        if let Some(slot) = self.stacks.get_mut(core) {
+            *slot = Some(StackShadow::new(lo, hi));
+        }
+    }
+
+    /// Whether a load of `size` bytes by `core` from a page holding its
+    /// stack reads only bytes no store wrote (then the caller passes the
+    /// code at the load to [`Checker::uninit_stack_load`]).
+    #[inline]
+    pub fn stack_unwritten(&self, core: usize, addr: u32, size: u32) -> bool {
+        matches!(self.stacks.get(core), Some(Some(stack)) if stack.unwritten(addr, size))
+    }
+
+    /// `core`'s load at `pc` read stack bytes no store wrote; `code` holds
+    /// the instructions from `pc` on, for the use test.
+    #[cold]
+    pub fn uninit_stack_load(&mut self, core: usize, pc: u32, addr: u32, code: &[u8]) {
+        if !self.use_test.as_ref().is_none_or(|used| used(code, pc)) {
+            return;
+        }
+        if let Some(Some(stack)) = self.stacks.get(core) {
+            let what = stack.describe(core, addr);
+            self.record(2, Finding::UninitRead { core, pc, addr, what });
+        }
+    }
+
+    /// How to tell, from the code at a load (and its pc), whether the
+    /// loaded value is used rather than only copied: see [`stack`].
+    pub fn set_use_test(&mut self, test: UseTest) {
+        self.use_test = Some(test);
+    }
+
+    /// A store of `size` bytes by `core` to a page holding its stack.
+    #[inline]
+    pub fn on_stack_store(&mut self, core: usize, addr: u32, size: u32) {
+        if let Some(Some(stack)) = self.stacks.get_mut(core) {
+            stack.mark(addr, size);
+        }
+    }
+
+    /// What compiled code needs to do [`Checker::stack_unwritten`] /
+    /// [`Checker::on_stack_store`] in line for `core` (valid while the
+    /// checker lives).
+    pub fn stack_window(&mut self, core: usize) -> StackWindow {
+        match self.stacks.get_mut(core) {
+            Some(Some(stack)) => stack.window(),
+            _ => StackWindow::EMPTY,
         }
     }
 

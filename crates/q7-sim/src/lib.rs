@@ -5,8 +5,9 @@
 //! Layers, bottom up (each imports only layers above it in this list; a
 //! unit test keeps it so):
 //!
-//! * [`checks`]: what the hardware does not check (stray stores, races,
-//!   reads of never-written output), from core ids, pcs and addresses;
+//! * [`checks`]: what the hardware does not check (stray stores and loads,
+//!   races, reads of never-written output, TCM or stack), from core ids,
+//!   pcs and addresses;
 //! * [`mem`]: regions, per-core page tables, code coherence, checker calls;
 //! * [`stop`] and [`ps`]: why a core stops, the fields of PS;
 //! * [`alu`]: the one ALU, and register-only loop bodies;

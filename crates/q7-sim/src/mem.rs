@@ -68,9 +68,13 @@ mod flag {
     pub const EXEC: u8 = 4;
     /// The checker watches accesses to the page.
     pub const CHECKED: u8 = 8;
+    /// The page holds a core's stack, whose loads and stores the checker
+    /// sees (`Checker::on_stack_load`) while compiled code still accesses
+    /// the page directly.
+    pub const STACK: u8 = 16;
     /// A debugger watches loads from the page (see `Memory::watch_loads`).
-    pub const WATCHED: u8 = 16;
-    /// Either kind of watching: no fast path may touch the page.
+    pub const WATCHED: u8 = 128;
+    /// Watched by the checker or a debugger: no fast path may touch the page.
     pub const OBSERVED: u8 = CHECKED | WATCHED;
     /// Accesses to the page are counted for the cost model (`crate::tally`):
     /// its READ and WRITE bits move up here, so the plain path, which
@@ -428,16 +432,11 @@ impl Memory {
         }
     }
 
-    /// A load from a page the checker or a debugger watches.
+    /// A load from a page a debugger watches (see [`Memory::watch_loads`]).
     #[cold]
     #[inline(never)]
-    fn observe_load(&mut self, core: usize, pc: u32, addr: u32, size: u32, flags: u8) {
-        if flags & flag::CHECKED != 0 {
-            if let Some(checker) = &mut self.checker {
-                checker.on_load(core, pc, addr, size);
-            }
-        }
-        if flags & flag::WATCHED != 0 && self.load_watch_hit.is_none() {
+    fn watched_load(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
+        if self.load_watch_hit.is_none() {
             let end = u64::from(addr) + u64::from(size);
             let hit = self.load_watches.iter().position(|&(c, lo, len)| {
                 (c == core || self.region_for(c, lo) == self.region_for(core, lo))
@@ -475,6 +474,22 @@ impl Memory {
         }
         self.load_watches = ranges;
         self.load_watch_hit = None;
+    }
+
+    /// Sends `core`'s loads and stores in the pages holding `[lo, hi)` (its
+    /// stack) to the checker's stack watch, leaving them direct for
+    /// compiled code (which watches the stack in line).
+    pub fn watch_stack(&mut self, core: usize, lo: u32, hi: u32) {
+        if lo >= hi || core >= self.tables.len() {
+            return;
+        }
+        self.layout_epoch += 1;
+        for p in (lo >> PAGE_SHIFT)..=((hi - 1) >> PAGE_SHIFT) {
+            let page = &mut self.tables[core][p as usize];
+            if page.flags != 0 {
+                page.flags |= flag::STACK;
+            }
+        }
     }
 
     /// The region holding `addr` as seen by `core`.
@@ -534,10 +549,31 @@ impl Memory {
         let bytes = self.regions[usize::from(page.region)].data.get(off..off + N)?;
         let mut out = [0u8; N];
         out.copy_from_slice(bytes);
-        if page.flags & flag::OBSERVED != 0 {
-            self.observe_load(core, pc, addr, N as u32, page.flags);
+        if page.flags & (flag::CHECKED | flag::STACK | flag::WATCHED) != 0 {
+            if page.flags & flag::WATCHED != 0 {
+                self.watched_load(core, pc, addr, N as u32);
+            }
+            if let Some(checker) = &mut self.checker {
+                if page.flags & flag::CHECKED != 0 {
+                    checker.on_load(core, pc, addr, N as u32);
+                } else if page.flags & flag::STACK != 0 && checker.stack_unwritten(core, addr, N as u32) {
+                    self.uninit_stack_load(core, pc, addr);
+                }
+            }
         }
         Some(out)
+    }
+
+    /// A load of stack bytes no store wrote: the checker decides, from the
+    /// code at `pc`, whether it is a finding.
+    #[cold]
+    #[inline(never)]
+    fn uninit_stack_load(&mut self, core: usize, pc: u32, addr: u32) {
+        let mut code = [0u8; crate::checks::USE_TEST_CODE];
+        let n = self.fetch(core, pc, &mut code).unwrap_or(0);
+        if let Some(checker) = &mut self.checker {
+            checker.uninit_stack_load(core, pc, addr, &code[..n]);
+        }
     }
 
     /// Writes `N` bytes for `core`.
@@ -580,9 +616,13 @@ impl Memory {
             return false;
         };
         bytes.copy_from_slice(&value);
-        if page.flags & flag::CHECKED != 0 {
+        if page.flags & (flag::CHECKED | flag::STACK) != 0 {
             if let Some(checker) = &mut self.checker {
-                checker.on_store(core, pc, addr, N as u32);
+                if page.flags & flag::CHECKED != 0 {
+                    checker.on_store(core, pc, addr, N as u32);
+                } else {
+                    checker.on_stack_store(core, addr, N as u32);
+                }
             }
         }
         let last = addr.wrapping_add(N as u32 - 1);

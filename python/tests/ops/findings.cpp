@@ -52,6 +52,53 @@ torch::Tensor abort_on_negative(const torch::Tensor& t_in) {
   return t_out;
 }
 
+// The gradient is shorter than the input: reads past the gradient's end
+// (aws relu_backward called with mismatched shapes).
+torch::Tensor overread(const torch::Tensor& grad, const torch::Tensor& x) {
+  torch::Tensor t_out = get_dst_tensor();
+  auto g = grad.accessor<float, 1>();
+  auto in = x.accessor<float, 1>();
+  auto out = t_out.accessor<float, 1>();
+  for (int64_t i = 0; i < x.numel(); i++) out[i] = in[i] > 0.0f ? g[i] : 0.0f;  // the bug: past grad's end
+  return t_out;
+}
+
+// Reads a TCM buffer after tcm_free.
+torch::Tensor freed_tcm_read(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  float* buffer = (float*)torch::neuron::tcm_malloc(16 * sizeof(float));
+  if (buffer == nullptr) abort();
+  for (int i = 0; i < 16; i++) buffer[i] = (float)i;
+  torch::neuron::tcm_free(buffer);
+  volatile float* stale = buffer;
+  auto out = t_out.accessor<float, 1>();
+  for (int64_t i = 0; i < t_out.numel(); i++) out[i] = stale[i % 16];  // the bug: freed TCM
+  return t_out;
+}
+
+// Reads a TCM buffer nothing wrote.
+torch::Tensor uninit_tcm_read(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  float* buffer = (float*)torch::neuron::tcm_malloc(16 * sizeof(float));
+  if (buffer == nullptr) abort();
+  volatile float* fresh = buffer;
+  auto out = t_out.accessor<float, 1>();
+  for (int64_t i = 0; i < t_out.numel(); i++) out[i] = fresh[i % 16];  // the bug: TCM nothing wrote
+  torch::neuron::tcm_free(buffer);
+  return t_out;
+}
+
+// Reads the odd elements of a local array, which nothing wrote (the array
+// lies deeper in the stack than any frame that ran before).
+torch::Tensor uninit_stack_read(const torch::Tensor& t_in) {
+  torch::Tensor t_out = get_dst_tensor();
+  volatile float scratch[256];
+  for (int i = 0; i < 256; i += 2) scratch[i] = (float)i;
+  auto out = t_out.accessor<float, 1>();
+  for (int64_t i = 0; i < t_out.numel(); i++) out[i] = scratch[i % 256];  // the bug: a local nothing wrote
+  return t_out;
+}
+
 // A plain copy; its shape function is the one that fails (on 1-D input).
 torch::Tensor copy_2d(const torch::Tensor& t_in) {
   torch::Tensor t_out = get_dst_tensor();

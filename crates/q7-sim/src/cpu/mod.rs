@@ -12,6 +12,7 @@ mod compiled;
 mod exception;
 mod exec;
 mod fp;
+pub mod loaded;
 mod probe;
 mod profiled;
 mod sregs;

@@ -13,6 +13,8 @@
 //! (`runtime::HostPages`): one table load and one bound test per access;
 //! pages the checker watches, and stores into 4 KiB granules that hold
 //! decoded code, call back into [`Memory`] (`runtime::slow_load`/`slow_store`).
+//! With checks, accesses to a core's stack also test or set its shadow in
+//! line (`JitCtx::stack`); only a load of never-written bytes calls back.
 //!
 //! A zero-overhead loop body that translates whole is also compiled as a
 //! loop (`Shape::Loop`) that runs up to a given number of iterations, and a
@@ -37,6 +39,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use crate::block::{Block, HostCode, Region};
+use crate::checks::StackWindow;
 use crate::mem::{ClassCounts, Memory};
 use crate::uop::Op;
 
@@ -118,6 +121,9 @@ pub struct JitCtx {
     /// Where compiled code may do the checker's work itself: two windows
     /// for loads, then two for stores (see `runtime::refresh_windows`).
     pub(crate) windows: [runtime::CheckWindow; 4],
+    /// The core's stack, which compiled code watches for loads of bytes no
+    /// store wrote (`crate::checks::StackWindow`; empty without checks).
+    pub(crate) stack: StackWindow,
 }
 
 /// See [`JitCtx::fp_step`].
@@ -150,6 +156,7 @@ impl JitCtx {
             ops: std::ptr::null(),
             base: 0,
             windows: [runtime::CheckWindow::EMPTY; 4],
+            stack: StackWindow::EMPTY,
         }
     }
 }

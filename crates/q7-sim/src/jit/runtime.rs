@@ -1,7 +1,7 @@
 //! What compiled code calls and reads at run time: the host page table and
 //! the slow paths into [`Memory`].
 
-use crate::checks::FastWindow;
+use crate::checks::{FastWindow, StackWindow};
 use crate::jit::JitCtx;
 use crate::mem::{Memory, PAGE_SHIFT};
 
@@ -101,6 +101,7 @@ impl CheckWindow {
 /// set here stay valid while compiled code runs.
 pub(super) fn refresh_windows(ctx: &mut JitCtx, mem: &mut Memory) {
     ctx.windows = [CheckWindow::EMPTY; 4];
+    ctx.stack = mem.checker.as_mut().map_or(StackWindow::EMPTY, |c| c.stack_window(ctx.core));
     // Cache slots: tensor load, tensor store, TCM load, TCM store.
     for slot in 0..4 {
         let fast = mem.checker.as_mut().and_then(|c| c.fast_window(ctx.core, slot));

@@ -14,7 +14,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
 use crate::alu::AluOp;
 use crate::block::Block;
-use crate::checks::HOST_WRITER;
+use crate::checks::{StackWindow, HOST_WRITER};
 use crate::jit::fp::{self, Uses};
 use crate::jit::runtime::{slow_load, slow_store, CheckWindow, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
 use crate::jit::{Flavor, JitCtx, Shape};
@@ -616,6 +616,23 @@ impl Translator<'_, '_> {
         self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, span)
     }
 
+    /// Whether `addr` is in the core's watched stack (`ctx.stack`).
+    fn stack_contains(&mut self, addr: Value) -> Value {
+        let at = offset_of!(JitCtx, stack);
+        let lo = self.b.ins().load(I32, TRUSTED, self.ctx, (at + offset_of!(StackWindow, lo)) as i32);
+        let span = self.b.ins().load(I32, TRUSTED, self.ctx, (at + offset_of!(StackWindow, span)) as i32);
+        let offset = self.b.ins().isub(addr, lo);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, offset, span)
+    }
+
+    /// The host address of `addr`'s shadow byte in the watched stack.
+    fn stack_shadow(&mut self, addr: Value) -> Value {
+        let at = offset_of!(JitCtx, stack) + offset_of!(StackWindow, shadow_bias);
+        let bias = self.b.ins().load(self.ptr, TRUSTED, self.ctx, at as i32);
+        let addr = self.b.ins().uextend(self.ptr, addr);
+        self.b.ins().iadd(bias, addr)
+    }
+
     /// `addr` plus the bias pointer at `field` of `ctx.windows[slot]`.
     fn window_address(&mut self, slot: usize, field: usize, addr: Value) -> Value {
         let bias = self.window_field(self.ptr, slot, field);
@@ -694,7 +711,22 @@ impl Translator<'_, '_> {
         let value = self.b.append_block_param(merge, I32);
         self.b.set_cold_block(slow);
         let checked = if self.checking { self.b.create_block() } else { slow };
-        self.b.ins().brif(fits, fast, &[], checked, &[]);
+        // A literal is in the image, never on the stack.
+        if self.checking && op.kind != Kind::L32r {
+            // On the stack: bytes no store wrote are the checker's to report.
+            let direct = self.b.create_block();
+            self.b.ins().brif(fits, direct, &[], checked, &[]);
+            self.b.switch_to_block(direct);
+            let on_stack = self.b.create_block();
+            let inside = self.stack_contains(addr);
+            self.b.ins().brif(inside, on_stack, &[], fast, &[]);
+            self.b.switch_to_block(on_stack);
+            let shadow = self.stack_shadow(addr);
+            let written = self.guest_load(shadow, size);
+            self.b.ins().brif(written, fast, &[], slow, &[]);
+        } else {
+            self.b.ins().brif(fits, fast, &[], checked, &[]);
+        }
 
         self.b.switch_to_block(fast);
         let loaded = self.guest_load(host, size);
@@ -783,6 +815,16 @@ impl Translator<'_, '_> {
         self.b.switch_to_block(fast);
         self.guest_store(host, value, size);
         self.count_access(page, size);
+        if self.checking {
+            // On the stack: the bytes are written now.
+            let on_stack = self.b.create_block();
+            let inside = self.stack_contains(addr);
+            self.b.ins().brif(inside, on_stack, &[], merge, &[]);
+            self.b.switch_to_block(on_stack);
+            let shadow = self.stack_shadow(addr);
+            let ones = self.iconst(0x0101_0101);
+            self.guest_store(shadow, ones, size);
+        }
         self.b.ins().jump(merge, &[]);
 
         // Watched memory: the checker's verdict from its shadow, in line.

@@ -101,6 +101,17 @@ fn find_in_directory(dir: &Path) -> Result<ImageFiles, OpError> {
     Err(OpError::NoImages { dir: dir.to_path_buf() })
 }
 
+/// The one custom-op archive (`lib<name>.so`, an `ar` archive) in `dir`,
+/// if there is exactly one.
+pub fn lone_archive(dir: &Path) -> Option<PathBuf> {
+    let mut archives = std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        name.starts_with("lib") && name.ends_with(".so") && p.is_file() && is_archive_file(p)
+    });
+    let first = archives.next()?;
+    archives.next().is_none().then_some(first)
+}
+
 /// Whether `path` starts as an `ar` archive does (`lib<name>.so` of a
 /// custom-op project: the shape library, the compute images, metadata.json).
 pub fn is_archive_file(path: &Path) -> bool {

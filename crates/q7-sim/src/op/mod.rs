@@ -113,7 +113,15 @@ impl OpLibrary {
         if path.is_file() && discover::is_archive_file(path) {
             return OpLibrary::from_images(path, discover::load_archive(path, cores)?);
         }
-        let found = find_images(path)?;
+        let found = match find_images(path) {
+            // What the Python front end leaves in an author's folder: its
+            // archive alone (the images are in a subdirectory).
+            Err(OpError::NoImages { dir }) => match discover::lone_archive(&dir) {
+                Some(archive) => return OpLibrary::from_images(&archive, discover::load_archive(&archive, cores)?),
+                None => return Err(OpError::NoImages { dir }),
+            },
+            found => found?,
+        };
         let cores = match (cores, found.spmd) {
             (Some(n @ 2..), false) => return Err(OpError::SingleImageOnCores { path: path.to_path_buf(), cores: n }),
             (Some(n), _) => n as usize,

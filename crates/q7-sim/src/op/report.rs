@@ -40,7 +40,7 @@ impl std::fmt::Display for FindingCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} stray stores, {} racing stores, {} reads of unwritten output, {} stray loads",
+            "{} stray stores, {} racing stores, {} reads of unwritten memory, {} stray loads",
             self.stray_stores, self.races, self.unwritten_reads, self.stray_loads
         )
     }

@@ -115,6 +115,9 @@ pub(super) fn prepare<'lib>(
 
     if opts.checks {
         let mut checker = Checker::new(cores, TENSOR_BASE, placement.tensor_size, TCM_BASE, TCM_SIZE);
+        let isa = config.isa;
+        checker
+            .set_use_test(std::sync::Arc::new(move |code, pc| crate::cpu::loaded::loaded_value_used(code, pc, &isa)));
         checker.expect_dense(TENSOR_BASE, dense);
         for (t, &addr) in tensors().zip(&placement.inputs) {
             let owner = Owner::HostTensor { name: t.name.clone(), elem_size: t.dtype.size() as u32, output: false };
@@ -123,6 +126,10 @@ pub(super) fn prepare<'lib>(
         let owner = Owner::HostTensor { name: "dst".into(), elem_size: dst.dtype.size() as u32, output: true };
         checker.add_live(placement.dst, placement.dst_bytes, owner, false);
         for (core, img) in images.iter().enumerate() {
+            // The stack starts empty below the launch block: the start-up
+            // code's frame is the first thing written there.
+            checker.watch_stack(core, img.end(), img.stack_top());
+            machine.mem.watch_stack(core, img.end(), img.stack_top());
             match img.symbol("q7_arena_alloc").zip(img.symbol("q7_arena_free")) {
                 Some((alloc, free)) => {
                     checker.set_allocator(core, Allocator { alloc, free, init: img.symbol("q7_arena_init") })

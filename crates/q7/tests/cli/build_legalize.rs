@@ -116,9 +116,10 @@ fn without_the_ir_step_clang_still_crashes_on_the_sign_function() {
 }
 
 /// Why the variadic refusal exists: built without the IR step, the refused
-/// example runs and returns a wrong sum with no warning (1.0 where
-/// `sum_floats(3, 1.0, 2.0, 3.0)` is 6.0). When clang-22 gets this right,
-/// this test fails and the refusal can be reconsidered.
+/// example reads its arguments from stack bytes nothing wrote (q7's checks
+/// say so) and, run as on hardware, returns a wrong sum with no warning (1.0
+/// where `sum_floats(3, 1.0, 2.0, 3.0)` is 6.0). When clang-22 gets this
+/// right, this test fails and the refusal can be reconsidered.
 #[test]
 fn without_the_refusal_a_variadic_function_is_silently_wrong() {
     let b = tempfile::tempdir().unwrap();
@@ -145,15 +146,18 @@ fn without_the_refusal_a_variadic_function_is_silently_wrong() {
     npy.extend([0u8; 16]);
     let (x, y) = (b.path().join("x.npy"), b.path().join("y.npy"));
     std::fs::write(&x, npy).unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_q7"))
-        .arg("run")
-        .arg(b.path())
-        .args(["--fn", "variadic", "--in"])
-        .arg(&x)
-        .arg("--out")
-        .arg(&y)
-        .output()
-        .expect("run q7");
+    let run = |checks: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7"));
+        cmd.arg("run").arg(b.path()).args(["--fn", "variadic", "--in"]).arg(&x).arg("--out").arg(&y);
+        cmd.args(checks).output().expect("run q7")
+    };
+    let checked = run(&[]);
+    let err = stderr(&checked);
+    assert!(
+        !checked.status.success() && err.contains("which nothing has written yet, in sum_floats(int, ...)"),
+        "{err}"
+    );
+    let run = run(&["--no-checks"]);
     assert!(run.status.success(), "{}", stderr(&run));
     let bytes = std::fs::read(&y).unwrap();
     let first = f32::from_le_bytes(bytes[bytes.len() - 16..bytes.len() - 12].try_into().unwrap());

@@ -410,6 +410,17 @@ fn the_python_front_ends_archive_runs_alone_and_beside_its_images() {
             assert_bits_eq(&read_f32(&y), &relu(&read_f32(&x)), "relu through the archive");
             std::fs::remove_file(&y).unwrap();
         }
+        // The author's folder as custom_op.load leaves it: the archive, and
+        // the build's files in a subdirectory.
+        let inner = dir.path().join(".q7-build");
+        std::fs::create_dir(&inner).unwrap();
+        for loose in images.iter().map(String::as_str).chain(["librelu_shape.so", "metadata.json"]) {
+            std::fs::rename(dir.path().join(loose), inner.join(loose)).unwrap();
+        }
+        let y = dir.path().join("y.npy");
+        let out = q7_run_io(dir.path(), "relu_forward", &x, &y);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_bits_eq(&read_f32(&y), &relu(&read_f32(&x)), "relu through the folder's archive");
     }
 }
 
