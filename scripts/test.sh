@@ -16,7 +16,8 @@ echo "fuzz: built fuzz crates/q7-isa/fuzz"
 echo "== cargo test"
 cargo test --workspace --no-fail-fast
 echo "== python: the q7 package (PyTorch front end) and its pytest suite"
-scripts/python-env.sh
+# The extension in the dev profile: it reuses the build `cargo test` just made.
+Q7_PY_PROFILE=dev scripts/python-env.sh
 # pytest exits 5 when it collected no tests: that is a failure here too.
 status=0
 .venv/bin/python -m pytest -q python/tests || status=$?
