@@ -8,11 +8,11 @@ echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== fuzz targets build"
-# Workspace members outside default-members: built here, in the one target
-# directory, reusing the dependencies every other step builds.
-cargo build --quiet -p q7-fuzz -p q7-isa-fuzz
-echo "fuzz: built fuzz crates/q7-isa/fuzz"
+echo "== cargo build: the tests, the binaries and the fuzz targets"
+# The fuzz crates are workspace members outside default-members. One
+# invocation with the tests resolves the features `cargo test` does, so each
+# dependency is compiled once for both.
+cargo build --workspace --bins --tests
 echo "== cargo test"
 cargo test --workspace --no-fail-fast
 echo "== python: the q7 package (PyTorch front end) and its pytest suite"
