@@ -3,6 +3,10 @@
 # interpreter that sees Debian's torch; another `python3` on PATH may not),
 # with maturin and pytest from pip, and the q7 package built into it from
 # this checkout (`maturin develop --release`). Idempotent.
+#
+# Q7_PY_PROFILE=dev builds the extension in cargo's dev profile instead:
+# scripts/test.sh does, so the extension reuses what `cargo test` compiled
+# (a release build of the simulator costs minutes; the suite's ops are small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +23,11 @@ if ! .venv/bin/python -c 'import maturin, pytest' 2>/dev/null && ! { [ -x .venv/
   echo "python-env: pip install maturin pytest"
   .venv/bin/pip install --quiet maturin pytest
 fi
-echo "python-env: maturin develop --release (the q7 package into .venv)"
-.venv/bin/maturin develop --release --quiet
+if [ "${Q7_PY_PROFILE:-release}" = dev ]; then
+  echo "python-env: maturin develop (dev profile: the q7 package into .venv, for the test suite)"
+  .venv/bin/maturin develop --quiet
+else
+  echo "python-env: maturin develop --release (the q7 package into .venv)"
+  .venv/bin/maturin develop --release --quiet
+fi
 .venv/bin/python -c 'import q7, torch; print(f"python-env: q7 ready in .venv (torch {torch.__version__})")'

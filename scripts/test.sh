@@ -8,16 +8,16 @@ echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== fuzz targets build"
-for manifest in fuzz/Cargo.toml crates/*/fuzz/Cargo.toml; do
-  [ -f "$manifest" ] || continue
-  cargo build --quiet --manifest-path "$manifest"
-  echo "fuzz: built $(dirname "$manifest")"
-done
+echo "== cargo build: the tests, the binaries and the fuzz targets"
+# The fuzz crates are workspace members outside default-members. One
+# invocation with the tests resolves the features `cargo test` does, so each
+# dependency is compiled once for both.
+cargo build --workspace --bins --tests
 echo "== cargo test"
 cargo test --workspace --no-fail-fast
 echo "== python: the q7 package (PyTorch front end) and its pytest suite"
-scripts/python-env.sh
+# The extension in the dev profile: it reuses the build `cargo test` just made.
+Q7_PY_PROFILE=dev scripts/python-env.sh
 # pytest exits 5 when it collected no tests: that is a failure here too.
 status=0
 .venv/bin/python -m pytest -q python/tests || status=$?

@@ -11,12 +11,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use q7_target::memmap::Window;
 use q7_sim::config::CoreConfig;
 use q7_sim::machine::{Machine, RunLimits};
 use q7_sim::mem::{Memory, Perms, RegionKind};
 use q7_sim::op::{OpImage, OpLibrary, OpOptions};
 use q7_sim::output::OutputMode;
+use q7_target::memmap::Window;
 
 fuzz_target!(|data: &[u8]| {
     for config in [CoreConfig::de212(), CoreConfig::vision_q7()] {

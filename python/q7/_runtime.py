@@ -141,6 +141,7 @@ class Profile:
 
     def __init__(self):
         self.calls = []
+        self._reports = []  # the calls' _q7.ProfileReport, which summary() renders
 
     def __enter__(self):
         _PROFILERS.append(self)
@@ -156,22 +157,11 @@ class Profile:
         name = None if op is None else _op_name(op)
         return sum(c["profile"]["predicted_seconds"] for c in self.calls if name is None or c["op"] == name)
 
-    def summary(self, top=5):
-        """A short text report: per op, calls and predicted time; the costliest functions."""
-        by_op = {}
-        for c in self.calls:
-            entry = by_op.setdefault(c["op"], {"calls": 0, "seconds": 0.0, "functions": {}})
-            entry["calls"] += 1
-            entry["seconds"] += c["profile"]["predicted_seconds"]
-            for f in c["profile"]["functions"]:
-                entry["functions"][f["function"]] = entry["functions"].get(f["function"], 0.0) + f["cycles"]
-        model = self.calls[0]["profile"]["model"]["name"] if self.calls else "-"
-        lines = [f"q7 profile: {len(self.calls)} op calls, cost model {model} (estimates)"]
-        for op, e in by_op.items():
-            lines.append(f"  {op}: {e['calls']} calls, predicted {e['seconds'] * 1e3:.3f} ms on the device")
-            for name, cycles in sorted(e["functions"].items(), key=lambda kv: -kv[1])[:top]:
-                lines.append(f"    {cycles:14.0f} cycles  {name}")
-        return "\n".join(lines)
+    def summary(self, top=None):
+        """The text `q7 profile` prints, for each call in call order (a blank
+        line between calls), from the same renderer; `top` rows of the
+        function and line tables, as its --top (default 15, 0 for all)."""
+        return "\n".join(r.text() if top is None else r.text(top) for r in self._reports)
 
 
 _PROFILERS = []
@@ -289,10 +279,12 @@ class BoundOp:
             warnings.warn(f"{self._where()}: {_dropped_note(dropped)}", ConsoleOutputWarning, stacklevel=2)
         if result["unwritten"]:
             warnings.warn(f"{self._where()}: {result['unwritten']}", UnwrittenOutputWarning, stacklevel=2)
-        if result["profile"] is not None:
-            record = {"op": self.qualified, "profile": json.loads(result["profile"])}
+        report = result["profile"]
+        if report is not None:
+            record = {"op": self.qualified, "profile": json.loads(report.json)}
             for p in _PROFILERS:
                 p.calls.append(record)
+                p._reports.append(report)
         out = _as_tensor(result["output"], meta.dtype, meta.shape)
         s = self.stats
         s.calls += 1

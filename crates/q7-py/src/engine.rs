@@ -13,6 +13,9 @@ use q7_build::driver::{self, Observer, ToolchainChoice};
 use q7_build::profile::ProcessEnv;
 use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
+use q7_sim::op::profile::OpProfile;
+use q7_sim::op::profile_text;
+pub use q7_sim::op::profile_text::DEFAULT_TOP as PROFILE_TOP;
 use q7_sim::op::{
     in_sdk, op_frame, ArgValue, CodeLocation, Destination, Failure as RunFailure, OpError, OpImage, OpLibrary,
     OpOptions, OpReport, TensorArg,
@@ -134,8 +137,28 @@ pub struct RunInfo {
     /// an op may mean to leave zeros).
     pub unwritten: Option<String>,
     /// With profiling asked for: `q7 profile`'s report (the memory-class
-    /// cost model's estimate), as JSON.
-    pub profile: Option<String>,
+    /// cost model's estimate).
+    pub profile: Option<Profiled>,
+}
+
+/// A profiled run's report, as `q7 profile` gives it.
+pub struct Profiled {
+    /// The `profile` object of `q7 profile --json`.
+    pub json: String,
+    function: String,
+    cores: usize,
+    profile: OpProfile,
+}
+
+impl Profiled {
+    /// The text `q7 profile --top TOP` prints (0: every row), from the
+    /// renderer the CLI uses.
+    pub fn text(&self, top: usize) -> String {
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = profile_text::write_report(&mut out, &self.function, self.cores, &self.profile, top);
+        String::from_utf8_lossy(&out).into_owned()
+    }
 }
 
 /// The checks and limits of a call (the CLI's --no-checks, --no-sdk-checks
@@ -324,8 +347,14 @@ pub fn run(
     let session = loaded.library.prepare(function, &args, &options).map_err(Failure::launch)?;
     let started = Instant::now();
     let (mut report, profiled) = if run.profile {
-        let (report, profiled) = session.run_profiled().map_err(Failure::launch)?;
-        (report, serde_json::to_string(&profiled).ok())
+        let (report, profile) = session.run_profiled().map_err(Failure::launch)?;
+        let profiled = serde_json::to_string(&profile).ok().map(|json| Profiled {
+            json,
+            function: report.function.clone(),
+            cores: report.cores,
+            profile,
+        });
+        (report, profiled)
     } else {
         (session.run().map_err(Failure::launch)?, None)
     };

@@ -122,6 +122,29 @@ impl SignalWatch {
     }
 }
 
+/// A profiled call's report: `json`, the `profile` object `q7 profile --json`
+/// prints, and `text(top)`, the report `q7 profile --top TOP` prints (the
+/// CLI's renderer, so the two cannot drift apart).
+#[pyclass(frozen)]
+struct ProfileReport {
+    profiled: engine::Profiled,
+}
+
+#[pymethods]
+impl ProfileReport {
+    #[getter]
+    fn json(&self) -> &str {
+        &self.profiled.json
+    }
+
+    /// text(top=15): the text report, `top` rows of the function and line
+    /// tables (0: all).
+    #[pyo3(signature = (top = engine::PROFILE_TOP))]
+    fn text(&self, top: usize) -> String {
+        self.profiled.text(top)
+    }
+}
+
 /// The images of one compute library, loaded once and run many times.
 #[pyclass(frozen)]
 struct Compute {
@@ -158,7 +181,7 @@ impl Compute {
     /// prefixed with the core), `console_dropped` (console bytes past what
     /// the machine keeps), `instructions`, `simulated_seconds`, `unwritten`
     /// (a note on output elements no core wrote, or None), `profile` (`q7
-    /// profile`'s report as JSON, or None), and `failure`: None, or a dict
+    /// profile`'s report as a ProfileReport, or None), and `failure`: None, or a dict
     /// of `reason` (one line), `details` (lines), `core`, `frames` (the
     /// simulated call stack of the reason, innermost first, each (function,
     /// offset, file, line, pc, in_sdk) with None for what is unknown; in_sdk:
@@ -209,7 +232,7 @@ impl Compute {
                 result.set_item("instructions", info.instructions)?;
                 result.set_item("simulated_seconds", info.simulated.as_secs_f64())?;
                 result.set_item("unwritten", info.unwritten)?;
-                result.set_item("profile", info.profile)?;
+                result.set_item("profile", info.profile.map(|profiled| ProfileReport { profiled }))?;
                 result.set_item("failure", py.None())?;
             }
             Err(failure) => {
@@ -283,6 +306,7 @@ fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Kernel>()?;
+    m.add_class::<ProfileReport>()?;
     // Threads still in a run or build when the interpreter exits must not
     // take the GIL again (see `gil`).
     let exits = wrap_pyfunction!(gil::interpreter_exits, m)?;

@@ -4,6 +4,7 @@
 
 mod cmd;
 mod io;
+mod progress;
 
 use clap::FromArgMatches;
 

@@ -166,7 +166,7 @@ fn derive_schemas(
 /// Progress on a terminal, plain lines otherwise; commands under -v.
 struct Reporter {
     verbose: bool,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<crate::progress::Progress>,
     plain: Mutex<()>,
 }
 
@@ -186,19 +186,14 @@ impl Reporter {
 impl Observer for Reporter {
     fn phase(&self, name: &str, steps: usize) {
         if let Some(bar) = &self.bar {
-            bar.set_length(steps as u64);
-            bar.set_position(0);
-            bar.set_prefix(name.to_string());
+            bar.phase(name, steps as u64);
         }
     }
 
     fn step(&self, label: &str, skipped: bool) {
         let note = if skipped { " (up to date)" } else { "" };
         match &self.bar {
-            Some(bar) => {
-                bar.set_message(format!("{label}{note}"));
-                bar.inc(1);
-            }
+            Some(bar) => bar.step(format!("{label}{note}")),
             None => {
                 let _guard = self.plain.lock();
                 eprintln!("q7 build: {label}{note}");
@@ -209,7 +204,7 @@ impl Observer for Reporter {
     fn command(&self, cmd: &Command) {
         if self.verbose {
             match &self.bar {
-                Some(bar) => bar.println(cmd.display()),
+                Some(bar) => bar.println(&cmd.display()),
                 None => {
                     let _guard = self.plain.lock();
                     eprintln!("{}", cmd.display());
@@ -267,16 +262,7 @@ fn timeline_text(phases: &[PhaseTime], jobs: usize) -> String {
 
 pub fn run(args: Args) -> Result<()> {
     let (mut req, shape_sources) = request(&args)?;
-    use std::io::IsTerminal;
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(0);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}")
-                .expect("static template")
-                .progress_chars("=> "),
-        );
-        bar
-    });
+    let bar = crate::progress::Progress::on_terminal();
     let reporter = Reporter { verbose: args.verbose, bar, plain: Mutex::new(()) };
     let shape_steps = if shape_sources.is_empty() {
         Ok((0, 0))
