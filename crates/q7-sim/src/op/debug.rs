@@ -273,8 +273,14 @@ impl OpDebug<'_> {
     }
 
     /// What each core is doing, in words.
-    pub fn core_state(&self, core: usize) -> String {
-        match &self.timeline.machine.states[core] {
+    pub fn core_state(&mut self, core: usize) -> String {
+        let machine = &mut self.timeline.machine;
+        match &machine.states[core] {
+            // A core that would come back to this very state without storing
+            // anything waits on memory (a barrier, a flag) for another core.
+            CoreState::Running if machine.cores[core].spins_without_storing(&mut machine.mem, 1 << 12) => {
+                "waiting (spins on memory another core must change)".into()
+            }
             CoreState::Running => "running".into(),
             CoreState::Exited(0) => "exited".into(),
             CoreState::Exited(status) => format!("exited with status {status}"),

@@ -382,3 +382,27 @@ fn a_race_stops_at_the_second_writer() {
     assert!(session.contains("dst[50] = -1.0"), "core 2's -1 in core 6's element: {session}");
     assert_golden("debug_race.txt", &session);
 }
+
+/// Eight cores each waiting on a flag no core sets: `continue` ends in the
+/// deadlock, where `info cores` says each core waits and Ctrl-C is not needed.
+#[test]
+fn cores_that_wait_on_memory_are_shown_waiting() {
+    let image = build_with(
+        "wait_forever",
+        &[("wait_forever", "wait_forever(Tensor x) -> Tensor")],
+        &["crates/q7-sim/tests/programs/ops/wait_forever.cpp"],
+        true,
+        &[],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &[1.0; 8]);
+    let session = q7_debug(
+        &[image.to_str().unwrap(), "--fn", "wait_forever", "--in", x.to_str().unwrap()],
+        "continue\ninfo cores\n",
+    );
+    assert!(session.contains("The run ended (Deadlock)"), "{session}");
+    let waiting = (session.lines())
+        .filter(|l| l.contains("core") && l.contains(": waiting (spins on memory another core must change) at "))
+        .count();
+    assert_eq!(waiting, 8, "{session}");
+}

@@ -293,14 +293,13 @@ impl<'lib> Session<'lib> {
         let mut sources = self.sources.borrow_mut();
         let lines = sources.entry(path.to_string()).or_insert_with(|| {
             // Sources are small; a file too large to be one is not shown.
-            let meta = std::fs::metadata(path).ok().filter(|m| m.is_file() && m.len() < 16 << 20)?;
-            let _ = meta;
+            std::fs::metadata(path).ok().filter(|m| m.is_file() && m.len() < 16 << 20)?;
             std::fs::read_to_string(path).ok().map(|t| t.lines().map(String::from).collect())
         });
         lines.as_ref()?.get(line.checked_sub(1)? as usize).cloned()
     }
 
-    fn ended(&self, end: &q7_sim::machine::RunEnd) -> String {
+    fn ended(&mut self, end: &q7_sim::machine::RunEnd) -> String {
         let states: Vec<String> = (0..self.op.cores()).map(|c| format!("core {c} {}", self.op.core_state(c))).collect();
         let findings = self.op.timeline.machine.mem.checker.as_ref().map_or(0, |c| c.counts.iter().sum::<u64>());
         format!("The run ended ({end:?}): {}; {findings} findings.", states.join(", "))
@@ -582,18 +581,21 @@ impl<'lib> Session<'lib> {
         Ok(self.where_now())
     }
 
-    fn info(&self, what: &str) -> Result<String, String> {
-        let machine = &self.op.timeline.machine;
-        Ok(match what {
-            "cores" => (0..self.op.cores())
+    fn info(&mut self, what: &str) -> Result<String, String> {
+        if what == "cores" {
+            let lines: Vec<String> = (0..self.op.cores())
                 .map(|c| {
                     let mark = if c == self.core { '*' } else { ' ' };
-                    let cpu = &machine.cores[c].cpu;
+                    let state = self.op.core_state(c);
+                    let cpu = &self.op.timeline.machine.cores[c].cpu;
                     let at = self.op.locate(c, cpu.pc);
-                    format!("{mark}core {c}: {} at {at}, {} instructions", self.op.core_state(c), cpu.insns)
+                    format!("{mark}core {c}: {state} at {at}, {} instructions", cpu.insns)
                 })
-                .collect::<Vec<_>>()
-                .join("\n"),
+                .collect();
+            return Ok(lines.join("\n"));
+        }
+        let machine = &self.op.timeline.machine;
+        Ok(match what {
             "breakpoints" | "b" | "watchpoints" => {
                 let mut lines: Vec<String> = (self.breakpoints.iter())
                     .map(|b| format!("{}  breakpoint  {}  hit {} times", b.number, b.spec, b.hits))
