@@ -154,6 +154,8 @@ pub struct Goal {
     /// A core loaded from a watched range (the cores must run with
     /// [`Core::stop_on_watched_load`]).
     pub watched_loads: bool,
+    /// A core exited with a nonzero status (an abort, a failed SDK check).
+    pub failed_exits: bool,
 }
 
 /// Why [`Machine::resume`] paused.
@@ -169,6 +171,8 @@ pub enum Pause {
     TurnEnd { core: usize },
     /// Core `core`'s last instruction loaded from a watched range.
     WatchedLoad { core: usize },
+    /// Core `core` exited with nonzero `status` (its exit call just ran).
+    FailedExit { core: usize, status: i32 },
 }
 
 /// What [`Machine::resume`] came to.
@@ -402,7 +406,14 @@ impl Machine {
             }
             match self.cores[id].run(&mut self.mem, left) {
                 Event::Budget => return None,
-                Event::Simcall => self.simcall(id),
+                Event::Simcall => {
+                    self.simcall(id);
+                    if let (true, CoreState::Exited(status)) = (goal.failed_exits, &self.states[id]) {
+                        if *status != 0 {
+                            return Some(Pause::FailedExit { core: id, status: *status });
+                        }
+                    }
+                }
                 Event::Stopped(stop) => self.states[id] = CoreState::Stopped(stop),
                 Event::Halted => self.states[id] = CoreState::Halted,
                 Event::WatchedLoad => {

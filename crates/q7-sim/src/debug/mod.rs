@@ -63,6 +63,9 @@ pub enum Arrival {
     /// Core `core`'s last instruction made the checker keep finding `index`
     /// (its number among all the checker counted).
     Finding { core: usize, index: u64 },
+    /// Core `core` exited with nonzero `status` (an abort, a failed SDK
+    /// check): the others are where they were.
+    FailedExit { core: usize, status: i32 },
     /// The run ended here.
     Ended(RunEnd),
     /// The run's interrupt (Ctrl-C) asked to stop; the run goes on from
@@ -193,6 +196,7 @@ impl Timeline {
                 findings: false,
                 turn_ends: detect,
                 watched_loads: !self.armed.is_empty(),
+                failed_exits: motion.findings,
             };
             let (start, before) = (self.time(), detect.then(|| self.observe()));
             let progress = self.machine.resume(&goal);
@@ -207,6 +211,7 @@ impl Timeline {
                     self.ended = Some(end.clone());
                     return Arrival::Ended(end);
                 }
+                Progress::Paused(Pause::FailedExit { core, status }) => return Arrival::FailedExit { core, status },
                 Progress::Paused(Pause::WatchedLoad { core }) => {
                     if let Some(hit) = self.machine.mem.load_watch_hit.take() {
                         return Arrival::Load { core, pc: hit.pc, index: hit.index, addr: hit.addr };

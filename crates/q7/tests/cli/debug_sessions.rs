@@ -406,3 +406,25 @@ fn cores_that_wait_on_memory_are_shown_waiting() {
         .count();
     assert_eq!(waiting, 8, "{session}");
 }
+
+/// A failed SDK check (core 7's TCM copy past a 1001-element tensor) stops
+/// the session on that core, its stack down through the check to the op.
+#[test]
+fn a_failed_sdk_check_stops_on_its_core() {
+    let image = build(
+        "debug_relu8",
+        &[("relu_forward", "relu_forward(Tensor _0) -> Tensor")],
+        &["sdk/tests/ops/relu_multicore.cpp"],
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let x = write_f32(dir.path(), "x.npy", &input(1001, 4));
+    let session = q7_debug(
+        &[image.to_str().unwrap(), "--fn", "relu_forward", "--in", x.to_str().unwrap(), "--break-on-finding"],
+        "continue\nbacktrace\ncontinue\n",
+    );
+    assert!(session.contains("core 7 exited with status 7 (abort or failed runtime check)"), "{session}");
+    assert!(session.contains("[core 7] q7: tensor_to_tcm: elements [882, 1008) outside a tensor of 1001 elements"));
+    assert!(session.contains(" q7_fail+") && session.contains(" relu_forward(at::Tensor const&)+"), "{session}");
+    assert!(session.contains("The run ended (Exited)"), "{session}");
+}

@@ -264,6 +264,15 @@ impl<'lib> Session<'lib> {
                     None => text = "Finding (beyond the ones the checker keeps)\n".into(),
                 }
             }
+            Arrival::FailedExit { core, status } => {
+                self.core = *core;
+                let meaning = q7_sim::op::status_meaning(*status);
+                text = format!(
+                    "core {core} exited with status {status} ({meaning}); the other cores are where they were\n"
+                );
+                // The exit call's frame: the caller chain shows which check.
+                self.frame = 0;
+            }
             Arrival::Ended(end) => {
                 let text = self.ended(end);
                 return Stop { arrival, hit: None, text };

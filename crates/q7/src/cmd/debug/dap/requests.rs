@@ -211,7 +211,7 @@ impl<'lib> Adapter<'lib> {
             }
             Arrival::Breakpoint { .. } => "breakpoint",
             Arrival::Watch { .. } | Arrival::Load { .. } => "data breakpoint",
-            Arrival::Finding { .. } => "exception",
+            Arrival::Finding { .. } | Arrival::FailedExit { .. } => "exception",
             Arrival::Interrupted => {
                 self.paused = true;
                 "pause"
@@ -221,7 +221,11 @@ impl<'lib> Adapter<'lib> {
         let first = stop.text.lines().next().unwrap_or("").to_string();
         let text = matches!(
             stop.arrival,
-            Arrival::Finding { .. } | Arrival::Watch { .. } | Arrival::Load { .. } | Arrival::Start
+            Arrival::Finding { .. }
+                | Arrival::FailedExit { .. }
+                | Arrival::Watch { .. }
+                | Arrival::Load { .. }
+                | Arrival::Start
         )
         .then(|| stop.text.lines().take_while(|l| !l.starts_with("core ")).collect::<Vec<_>>().join("\n"));
         let mut body = self.stopped_body(reason, stop.hit, text);
