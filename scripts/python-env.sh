@@ -5,8 +5,8 @@
 # this checkout (`maturin develop --release`). Idempotent.
 #
 # Q7_PY_PROFILE=dev builds the extension in cargo's dev profile instead:
-# scripts/test.sh does, so the extension reuses what `cargo test` compiled
-# (a release build of the simulator costs minutes; the suite's ops are small).
+# scripts/test.sh does: a release build of the simulator costs minutes and
+# the suite's ops are small.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -16,7 +16,10 @@ cargo build --workspace --bins --tests
 echo "== cargo test"
 cargo test --workspace --no-fail-fast
 echo "== python: the q7 package (PyTorch front end) and its pytest suite"
-# The extension in the dev profile: it reuses the build `cargo test` just made.
+# The extension in the dev profile, far cheaper than release. It does not
+# reuse cargo test's build: q7-py alone resolves fewer dependency features
+# (anyhow, memchr, rustix, serde_core, syn) than the workspace, so its crates
+# compile again.
 Q7_PY_PROFILE=dev scripts/python-env.sh
 # pytest exits 5 when it collected no tests: that is a failure here too.
 status=0
