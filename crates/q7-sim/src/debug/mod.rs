@@ -143,6 +143,13 @@ impl Timeline {
         (self.snapshots.len(), self.snapshots.iter().map(|s| s.own_bytes).sum())
     }
 
+    /// The instruction at `pc` as core `core` sees it.
+    pub fn instruction(&self, core: usize, pc: u32) -> Option<q7_isa::Insn> {
+        let mut bytes = [0u8; 3];
+        let n = self.machine.mem.fetch(core, pc, &mut bytes).ok()?;
+        q7_isa::decode(&bytes[..n], pc, &self.machine.cores[core].cpu.config.isa).ok()
+    }
+
     /// Adds a breakpoint at `pc` for core `core`: a hook, so the core's
     /// blocks start there (decoded code is forgotten for that).
     pub fn add_breakpoint(&mut self, core: usize, pc: u32) {

@@ -9,6 +9,7 @@ use q7_isa::Operand;
 
 use super::{Arrival, Motion, Timeline, Watch};
 use crate::block::{build_one, Fetcher};
+use crate::cpu::Cpu;
 use crate::uop::DataRegister;
 
 /// One link of the chain, newest first.
@@ -103,13 +104,13 @@ impl Timeline {
         max: usize,
     ) -> Option<(usize, u32, u32)> {
         let nareg = self.machine.cores[core].cpu.config.nareg as usize;
-        let now = self.registers(core);
+        let now = Registers::of(&self.machine.cores[core].cpu);
         let op = self.op_at(core, pc)?;
         let mut wanted = match op.data_access(&now.window(nareg))?.register {
             DataRegister::A(n) => now.a(n, nareg),
             DataRegister::F(f) => Physical::F(usize::from(f)),
         };
-        let path = self.registers_path(core, LOOK_BACK);
+        let path = self.replay_steps(core, LOOK_BACK, Registers::of);
         let mut after = &now;
         for before in path.iter().rev() {
             if links.len() >= max {
@@ -142,10 +143,7 @@ impl Timeline {
     /// When the instruction at `at.pc` is a move, the register it copied
     /// `value` from.
     fn moved_from(&self, core: usize, at: &Registers, value: u32, nareg: usize) -> Option<Physical> {
-        let machine = &self.machine;
-        let mut bytes = [0u8; 3];
-        let n = machine.mem.fetch(core, at.pc, &mut bytes).ok()?;
-        let insn = q7_isa::decode(&bytes[..n], at.pc, &machine.cores[core].cpu.config.isa).ok()?;
+        let insn = self.instruction(core, at.pc)?;
         if !insn.mnemonic().starts_with("mov") {
             return None;
         }
@@ -164,28 +162,11 @@ impl Timeline {
         let fetcher = Fetcher { core, isa: &cpu.config.isa, lend: cpu.lend, hooks: &[] };
         build_one(pc, fetcher, &self.machine.mem).ok().and_then(|block| block.ops.first().copied())
     }
+}
 
-    fn registers(&self, core: usize) -> Registers {
-        let cpu = &self.machine.cores[core].cpu;
+impl Registers {
+    fn of(cpu: &Cpu) -> Registers {
         let (file, fr) = (cpu.register_file(), cpu.fr);
         Registers { steps: cpu.steps(), pc: cpu.pc, windowbase: cpu.windowbase, file, fr }
-    }
-
-    /// Core `core`'s registers before each of its last `count` steps,
-    /// oldest first. Comes back to the same point.
-    fn registers_path(&mut self, core: usize, count: u64) -> Vec<Registers> {
-        let (now, until) = (self.time(), self.machine.cores[core].cpu.steps());
-        self.seek_core(core, until.saturating_sub(count));
-        let mut path = Vec::new();
-        while self.machine.cores[core].cpu.steps() < until {
-            path.push(self.registers(core));
-            let next =
-                Motion { core_steps: Some((core, self.machine.cores[core].cpu.steps() + 1)), ..Motion::default() };
-            if self.forward(next) != Arrival::Reached {
-                break;
-            }
-        }
-        self.seek(now);
-        path
     }
 }

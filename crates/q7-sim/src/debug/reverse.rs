@@ -3,6 +3,7 @@
 //! recent path of one core, for stepping back by source lines.
 
 use super::{Arrival, Keep, Motion, Timeline};
+use crate::cpu::Cpu;
 
 /// One instruction of a core's path: its step count before it ran, its pc
 /// and the stack pointer then (which frame it ran in).
@@ -74,21 +75,28 @@ impl Timeline {
     /// The last `count` steps core `core` took before now, oldest first
     /// (fewer near the start of the run). Comes back to the same point.
     pub fn path(&mut self, core: usize, count: u64) -> Vec<PathStep> {
+        self.replay_steps(core, count, |cpu| PathStep { steps: cpu.steps(), pc: cpu.pc, sp: cpu.reg(1) })
+    }
+
+    /// Runs core `core`'s last `count` steps again one at a time, recording
+    /// `record` of its state before each, oldest first (fewer near the start
+    /// of the run). Comes back to the same point.
+    pub(super) fn replay_steps<T>(&mut self, core: usize, count: u64, record: impl Fn(&Cpu) -> T) -> Vec<T> {
         let (now, until) = (self.time(), self.machine.cores[core].cpu.steps());
         self.seek_core(core, until.saturating_sub(count));
-        let mut path = Vec::new();
+        let mut recorded = Vec::new();
         loop {
             let cpu = &self.machine.cores[core].cpu;
             let steps = cpu.steps();
             if steps >= until {
                 break;
             }
-            path.push(PathStep { steps, pc: cpu.pc, sp: cpu.reg(1) });
+            recorded.push(record(cpu));
             if self.forward(Motion { core_steps: Some((core, steps + 1)), ..Motion::default() }) != Arrival::Reached {
                 break;
             }
         }
         self.seek(now);
-        path
+        recorded
     }
 }

@@ -244,10 +244,7 @@ impl OpDebug<'_> {
 
     /// The instruction at `pc` as core `core` sees it.
     fn instruction(&self, core: usize, pc: u32) -> Option<q7_isa::Insn> {
-        let machine = &self.timeline.machine;
-        let mut bytes = [0u8; 3];
-        let n = machine.mem.fetch(core, pc, &mut bytes).ok()?;
-        q7_isa::decode(&bytes[..n], pc, &machine.cores[core].cpu.config.isa).ok()
+        self.timeline.instruction(core, pc)
     }
 
     /// Whether core `core`'s next instruction is a call (`next` runs it whole).
