@@ -451,19 +451,8 @@ impl<'lib> Session<'lib> {
             Some(rest) => (true, rest.trim()),
             None => (false, spec),
         };
-        let (watch, dtype) = match spec.strip_prefix('*') {
-            Some(rest) => {
-                let mut words = rest.split_whitespace();
-                let addr = parse_address(words.next().unwrap_or(""))?;
-                let len =
-                    words.next().map_or(Ok(4), |l| l.parse::<u32>().map_err(|_| format!("`{l}` is not a length")))?;
-                (Watch { core: self.core, addr, len: len.clamp(1, 64) }, DType::U8)
-            }
-            None => {
-                let (tensor, addr) = self.element(spec)?;
-                (Watch { core: self.core, addr, len: tensor.size() as u32 }, tensor)
-            }
-        };
+        let (dtype, addr, len) = self.bytes(spec)?;
+        let watch = Watch { core: self.core, addr, len };
         let number = self.take_number();
         match loads {
             true => self.op.timeline.load_watches.push(watch),
@@ -478,19 +467,7 @@ impl<'lib> Session<'lib> {
     /// behind the value, back to input bytes or the instruction that
     /// computed it.
     fn origin(&mut self, spec: &str) -> Result<String, String> {
-        let (dtype, addr, len) = match spec.strip_prefix('*') {
-            Some(rest) => {
-                let mut words = rest.split_whitespace();
-                let addr = parse_address(words.next().unwrap_or(""))?;
-                let len =
-                    words.next().map_or(Ok(4), |l| l.parse::<u32>().map_err(|_| format!("`{l}` is not a length")))?;
-                (DType::U8, addr, len.clamp(1, 64))
-            }
-            None => {
-                let (dtype, addr) = self.element(spec)?;
-                (dtype, addr, dtype.size() as u32)
-            }
-        };
+        let (dtype, addr, len) = self.bytes(spec)?;
         let bytes =
             self.op.timeline.machine.mem.host_read_for(self.core, addr, len as usize).map_err(|e| e.to_string())?;
         let mut text = format!("{spec} = {}", dtype.show(dtype.element(bytes)));
@@ -522,6 +499,24 @@ impl<'lib> Session<'lib> {
             text.push_str(&format!("\n  {line}"));
         }
         Ok(text)
+    }
+
+    /// The bytes `watch` and `origin` name: `*ADDR [LEN]` (bytes, 4 by
+    /// default, at most 64) or a tensor element (its dtype and size).
+    fn bytes(&self, spec: &str) -> Result<(DType, u32, u32), String> {
+        match spec.strip_prefix('*') {
+            Some(rest) => {
+                let mut words = rest.split_whitespace();
+                let addr = parse_address(words.next().unwrap_or(""))?;
+                let len =
+                    words.next().map_or(Ok(4), |l| l.parse::<u32>().map_err(|_| format!("`{l}` is not a length")))?;
+                Ok((DType::U8, addr, len.clamp(1, 64)))
+            }
+            None => {
+                let (dtype, addr) = self.element(spec)?;
+                Ok((dtype, addr, dtype.size() as u32))
+            }
+        }
     }
 
     /// `grad[5]` for an address inside a launch tensor.
