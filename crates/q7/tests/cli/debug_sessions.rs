@@ -94,6 +94,8 @@ delete 1
 continue
 info cores
 backtrace
+up
+frame op
 reverse-continue
 continue
 ";
@@ -102,6 +104,8 @@ continue
         q7_debug(&[image, "--fn", "oob_forward", "--in", x, "--arg", "5", "--arg", "2", "--break-on-finding"], script);
     assert!(session.contains("Breakpoint 1, core 0 at oob_forward"), "{session}");
     assert!(session.contains("Finding: core 5 pc"), "{session}");
+    // `frame op` comes back from the wrapper to the op's own frame.
+    assert!(session.contains("(q7) frame op\n#0 oob_forward("), "{session}");
     assert_golden("debug_oob_store.txt", &session);
 }
 

@@ -1,9 +1,9 @@
 //! `q7 debug`: `q7 run`'s arguments, then a prompt (or a command file) that
 //! stops, steps, looks and goes backwards through the op's run.
 
-mod commands;
 mod dap;
-mod motion;
+
+use q7_debug as commands;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -144,9 +144,9 @@ fn interactive(session: &mut commands::Session<'_>) -> Result<()> {
         }
         return Ok(());
     }
-    let mut editor = rustyline::Editor::<commands::Completer, rustyline::history::DefaultHistory>::new()
+    let mut editor = rustyline::Editor::<Completer, rustyline::history::DefaultHistory>::new()
         .context("starting the line editor")?;
-    editor.set_helper(Some(commands::Completer));
+    editor.set_helper(Some(Completer));
     let mut last = String::new();
     loop {
         match editor.readline("(q7) ") {
@@ -168,3 +168,24 @@ fn interactive(session: &mut commands::Session<'_>) -> Result<()> {
         }
     }
 }
+
+/// Command-name completion at the prompt.
+struct Completer;
+
+impl rustyline::completion::Completer for Completer {
+    type Candidate = String;
+    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+        let head = &line[..pos];
+        if head.contains(char::is_whitespace) {
+            return Ok((pos, Vec::new()));
+        }
+        Ok((0, commands::COMMAND_NAMES.iter().filter(|n| n.starts_with(head)).map(|n| n.to_string()).collect()))
+    }
+}
+
+impl rustyline::hint::Hinter for Completer {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for Completer {}
+impl rustyline::validate::Validator for Completer {}
+impl rustyline::Helper for Completer {}

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use serde_json::{json, Value};
 
-use super::commands::Session;
+use q7_debug::Session;
 
 /// Messages larger than this are refused (a request is a few KiB).
 const MAX_MESSAGE: usize = 16 << 20;

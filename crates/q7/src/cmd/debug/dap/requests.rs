@@ -12,8 +12,8 @@ use anyhow::Result;
 use q7_sim::debug::Arrival;
 use serde_json::{json, Value};
 
-use super::super::commands::{Flow, Move, Session, Stop};
 use super::{LaunchOptions, Out};
+use q7_debug::{Flow, Move, Session, Stop};
 
 /// Frames per core in a frame id (more than the stack walk gives).
 const FRAMES: i64 = 1024;

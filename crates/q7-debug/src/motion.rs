@@ -4,7 +4,7 @@
 
 use q7_sim::debug::{Arrival, Motion, PathStep};
 
-use super::commands::Session;
+use crate::session::Session;
 
 /// Instructions `reverse-step` looks back over first (doubled, up to
 /// [`LONGEST_LOOK_BACK`], when the line started earlier).
@@ -16,7 +16,7 @@ const LONGEST_LINE: u64 = 1 << 20;
 impl Session<'_> {
     /// The selected core's next instruction (other cores run on as the
     /// schedule has it; breakpoints and watchpoints they reach stop it).
-    pub(super) fn stepi(&mut self) -> Arrival {
+    pub(crate) fn stepi(&mut self) -> Arrival {
         let steps = self.op.timeline.machine.cores[self.core].cpu.steps();
         self.travel(Motion { core_steps: Some((self.core, steps + 1)), ..self.motion() }, false)
     }
@@ -33,7 +33,7 @@ impl Session<'_> {
 
     /// Runs the selected core until it is on another source line; `over`
     /// runs calls made from this frame whole (to their return).
-    pub(super) fn step_line(&mut self, over: bool) -> Arrival {
+    pub(crate) fn step_line(&mut self, over: bool) -> Arrival {
         let (pc, sp) = self.pc_sp();
         let start = self.line(pc);
         if start.is_none() {
@@ -63,7 +63,7 @@ impl Session<'_> {
 
     /// `until`: `next` until the line is past the current one (a loop's
     /// back edge does not stop it) or the frame returns.
-    pub(super) fn until_next_line(&mut self) -> Arrival {
+    pub(crate) fn until_next_line(&mut self) -> Arrival {
         let (pc, sp) = self.pc_sp();
         let Some((_, start)) = self.line(pc) else { return self.finish() };
         loop {
@@ -104,7 +104,7 @@ impl Session<'_> {
     }
 
     /// Runs until the selected frame returns to its caller.
-    pub(super) fn finish(&mut self) -> Arrival {
+    pub(crate) fn finish(&mut self) -> Arrival {
         let stack = self.op.stack(self.core);
         let Some((caller, _)) = stack.get(self.frame + 1) else { return Arrival::Start };
         self.run_to_return(pc_after_call(caller.pc), caller.sp)
@@ -112,7 +112,7 @@ impl Session<'_> {
 
     /// Back to the start of the previous source line the selected core ran
     /// (`over`: in this frame or an outer one, calls skipped).
-    pub(super) fn reverse_line(&mut self, over: bool) -> Arrival {
+    pub(crate) fn reverse_line(&mut self, over: bool) -> Arrival {
         let (pc, sp) = self.pc_sp();
         let current = self.line(pc);
         if current.is_none() {
@@ -170,7 +170,7 @@ impl Session<'_> {
     }
 
     /// Back to the call that made the selected frame.
-    pub(super) fn reverse_finish(&mut self) -> Arrival {
+    pub(crate) fn reverse_finish(&mut self) -> Arrival {
         let stack = self.op.stack(self.core);
         let Some(&(caller, _)) = stack.get(self.frame + 1).as_ref() else { return Arrival::Start };
         let mut look = LOOK_BACK;

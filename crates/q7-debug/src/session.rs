@@ -4,7 +4,6 @@
 
 use std::io::Write;
 
-use anyhow::Result;
 use q7_sim::debug::{Arrival, Motion, Watch};
 use q7_sim::op::debug::OpDebug;
 use q7_target::DType;
@@ -70,16 +69,16 @@ struct Watchpoint {
 }
 
 pub struct Session<'lib> {
-    pub(super) op: OpDebug<'lib>,
+    pub op: OpDebug<'lib>,
     /// The core commands look at.
-    pub(super) core: usize,
+    pub core: usize,
     /// The frame of that core's stack they look at.
-    pub(super) frame: usize,
+    pub frame: usize,
     breakpoints: Vec<Breakpoint>,
     watchpoints: Vec<Watchpoint>,
     next_number: usize,
     /// `continue` stops at findings too.
-    pub(super) findings: bool,
+    pub findings: bool,
     /// Console output shown so far (bytes of the captured streams).
     shown: [usize; 2],
     /// Source files read for the lines stops show (`None`: unreadable).
@@ -100,7 +99,7 @@ until [LOCATION]     next, but not back into a loop (with LOCATION: continue to 
 reverse-continue (rc), reverse-step (rs), reverse-next (rn), reverse-stepi (rsi), reverse-finish
                      the same, backwards in time
 backtrace (bt)       the selected core's call stack
-frame N, up, down    select a frame of the selected core's stack
+frame N, up, down    select a frame of the selected core's stack (frame op: the op's own code)
 core N               select a core
 info cores|breakpoints|watchpoints|registers|tensors|time
 print EXPR           a C/C++ expression of the selected frame (-g builds), an element of a
@@ -127,7 +126,7 @@ impl<'lib> Session<'lib> {
 
     /// Runs one command line, answering on `out`. Errors in the command are
     /// answered, not returned: only failing to write is an error.
-    pub fn execute(&mut self, line: &str, out: &mut dyn Write) -> Result<Flow> {
+    pub fn execute(&mut self, line: &str, out: &mut dyn Write) -> std::io::Result<Flow> {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             return Ok(Flow::Continue);
@@ -199,7 +198,7 @@ impl<'lib> Session<'lib> {
     }
 
     /// Moves as `motion` says, breakpoints counting where their conditions hold.
-    pub(super) fn travel(&mut self, motion: Motion, backwards: bool) -> Arrival {
+    pub(crate) fn travel(&mut self, motion: Motion, backwards: bool) -> Arrival {
         let breakpoints = &self.breakpoints;
         let conditions = |core: usize, pc: u32| -> Vec<String> {
             let at: Vec<&Breakpoint> = breakpoints.iter().filter(|b| b.pcs.contains(&(core, pc))).collect();
@@ -210,7 +209,7 @@ impl<'lib> Session<'lib> {
     }
 
     /// What `continue` stops at.
-    pub(super) fn motion(&self) -> Motion {
+    pub(crate) fn motion(&self) -> Motion {
         Motion { breakpoints: true, watches: true, findings: self.findings, ..Motion::default() }
     }
 
@@ -274,7 +273,12 @@ impl<'lib> Session<'lib> {
                 self.frame = 0;
             }
             Arrival::Ended(end) => {
-                let text = self.ended(end);
+                let mut text = self.ended(end);
+                if let q7_sim::machine::RunEnd::Fault(core) = end {
+                    // The machine stands at the faulting instruction: look there.
+                    (self.core, self.frame) = (*core, 0);
+                    text = format!("{text}\n{}", self.where_now());
+                }
                 return Stop { arrival, hit: None, text };
             }
             Arrival::Start => text = "At the start of the run (no earlier history).\n".into(),
@@ -569,11 +573,27 @@ impl<'lib> Session<'lib> {
     }
 
     fn select_frame(&mut self, n: &str) -> Result<String, String> {
-        let n: usize = n.parse().map_err(|_| format!("`{n}` is not a frame number"))?;
         let stack = self.op.stack(self.core);
-        let (_, at) = stack.get(n).ok_or_else(|| format!("core {} has {} frames", self.core, stack.len()))?;
+        let n: usize = match n {
+            // The op's own code, not the SDK's check or the wrapper it failed in.
+            "op" => {
+                let locations: Vec<_> = stack.iter().map(|(_, at)| at.clone()).collect();
+                let op = q7_sim::op::op_frame(&locations).ok_or("no frame of the op's own code on this stack")?;
+                locations.iter().position(|at| std::ptr::eq(at, op)).unwrap_or(0)
+            }
+            _ => n.parse().map_err(|_| format!("`{n}` is not a frame number"))?,
+        };
+        let (frame, at) = stack.get(n).ok_or_else(|| format!("core {} has {} frames", self.core, stack.len()))?;
         self.frame = n;
-        Ok(format!("#{n} {at}"))
+        // An outer frame's pc is a return address: its line is the call's.
+        let pc = if n == 0 { frame.pc } else { frame.pc.wrapping_sub(1) };
+        let mut text = format!("#{n} {at}");
+        if let Some(span) = self.op.line_span(self.core, pc) {
+            if let Some(line) = self.source_line(&span.file, span.line) {
+                text.push_str(&format!("\n{}\t{}", span.line, line.trim_end()));
+            }
+        }
+        Ok(text)
     }
 
     fn select_core(&mut self, n: &str) -> Result<String, String> {
@@ -725,7 +745,7 @@ impl<'lib> Session<'lib> {
     }
 
     /// The cores' console output the user has not seen yet.
-    fn show_console(&mut self, out: &mut dyn Write) -> Result<()> {
+    fn show_console(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
         out.write_all(&self.new_console())?;
         Ok(())
     }
@@ -748,10 +768,8 @@ fn parse_address(text: &str) -> Result<u32, String> {
     q7_target::num::parse_u32(text.trim()).ok_or_else(|| format!("`{}` is not an address", text.trim()))
 }
 
-/// Command-name completion at the prompt.
-pub struct Completer;
-
-const NAMES: &[&str] = &[
+/// The commands' full names, for completion at a prompt.
+pub const COMMAND_NAMES: &[&str] = &[
     "backtrace",
     "break",
     "continue",
@@ -773,21 +791,3 @@ const NAMES: &[&str] = &[
     "stepi",
     "watch",
 ];
-
-impl rustyline::completion::Completer for Completer {
-    type Candidate = String;
-    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let head = &line[..pos];
-        if head.contains(char::is_whitespace) {
-            return Ok((pos, Vec::new()));
-        }
-        Ok((0, NAMES.iter().filter(|n| n.starts_with(head)).map(|n| n.to_string()).collect()))
-    }
-}
-
-impl rustyline::hint::Hinter for Completer {
-    type Hint = String;
-}
-impl rustyline::highlight::Highlighter for Completer {}
-impl rustyline::validate::Validator for Completer {}
-impl rustyline::Helper for Completer {}
