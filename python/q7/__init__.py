@@ -16,6 +16,7 @@ from q7._errors import (
 )
 
 from q7 import custom_op
+from q7._debug import debug, pm
 from q7._runtime import options, profile, stats
 
 __all__ = [
@@ -26,7 +27,9 @@ __all__ = [
     "SimulationError",
     "UnwrittenOutputWarning",
     "custom_op",
+    "debug",
     "options",
+    "pm",
     "profile",
     "stats",
 ]

@@ -17,7 +17,7 @@ import warnings
 
 import torch
 
-from q7 import _q7
+from q7 import _debug, _q7
 from q7._errors import (
     ConsoleOutputWarning,
     Frame,
@@ -254,6 +254,8 @@ class BoundOp:
                 TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
             )
         opts = {**self.options, **_OVERRIDES.get()}
+        call = _debug._Call(self, packed, out_dtype, meta.shape, opts)
+        _debug.maybe_debug(call)
         result = self.compute.run(
             self.compute_fn,
             packed,
@@ -269,10 +271,18 @@ class BoundOp:
         dropped = result["console_dropped"]
         failure = result["failure"]
         if failure is None and result["unwritten"] and opts["strict"]:
-            failure = {"reason": result["unwritten"], "details": [], "core": None, "frames": [], "op_frame": None}
+            failure = {
+                "reason": result["unwritten"],
+                "kind": "output",
+                "details": [],
+                "core": None,
+                "frames": [],
+                "op_frame": None,
+            }
         if failure is not None:
             # The line the reason quotes is printed once: in the message.
             _echo(stdout, _without_line(stderr, failure.get("quoted_line")))
+            _debug.remember_failure(call, failure["kind"])
             raise self._error(failure, stdout, stderr, dropped)
         _echo(stdout, stderr)
         if dropped:

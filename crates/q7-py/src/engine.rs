@@ -195,6 +195,10 @@ pub struct Failure {
     /// One line, the first problem in the author's terms: the first
     /// finding, a failed runtime check's own message, a fault.
     pub reason: String,
+    /// What failed: "finding", "exit" (a failed check, an abort), "fault",
+    /// "budget", "timeout", "interrupted", "deadlock" or "launch" (the call
+    /// could not start).
+    pub kind: &'static str,
     /// Further lines: how the run ended, further findings, their count.
     pub details: Vec<String>,
     /// The core the reason is about, when it is one core's.
@@ -215,6 +219,7 @@ impl Failure {
     fn new(reason: String) -> Failure {
         Failure {
             reason,
+            kind: "launch",
             details: Vec::new(),
             core: None,
             frames: Vec::new(),
@@ -244,6 +249,7 @@ impl Failure {
         // the first one is the earliest problem.
         if let Some(first) = findings.next() {
             failure.reason = first.to_string();
+            failure.kind = "finding";
             failure.core = Some(first.core);
             failure.set_stack(&first.stack);
             rest.extend(report.failure.iter().map(|f| f.to_string()));
@@ -271,6 +277,14 @@ impl Failure {
     /// the core's stderr as "q7: ..." before it exits).
     fn explain(&mut self, end: &RunFailure, stderr: &str) {
         self.reason = end.to_string();
+        self.kind = match end {
+            RunFailure::ExitStatus { .. } => "exit",
+            RunFailure::Fault { .. } => "fault",
+            RunFailure::Budget { .. } => "budget",
+            RunFailure::Timeout { .. } => "timeout",
+            RunFailure::Interrupted { .. } => "interrupted",
+            RunFailure::Deadlock { .. } => "deadlock",
+        };
         match end {
             RunFailure::ExitStatus { core, stack, .. } => {
                 self.core = Some(*core);
@@ -318,32 +332,10 @@ pub fn run(
     run: RunOptions,
     stop: impl Fn() -> bool + Send + Sync + 'static,
 ) -> Result<RunInfo, Box<Failure>> {
-    let args: Vec<ArgValue<'_>> = inputs
-        .iter()
-        .map(|input| match input {
-            Input::Tensor { name, dtype, shape, bytes } => {
-                ArgValue::Tensor(TensorArg { name: name.clone(), dtype: *dtype, shape: shape.clone(), data: bytes })
-            }
-            Input::Double(v) => ArgValue::Double(*v),
-            Input::Int(v) => ArgValue::Int(*v),
-            Input::Scalar(v) => ArgValue::Scalar(*v),
-        })
-        .collect();
+    let args = argument_values(inputs);
     let dst_dtype = dst.0;
     let dst_bytes = dst.1.iter().product::<usize>() * dst_dtype.size();
-    let options = OpOptions {
-        limits: RunLimits {
-            max_insns: run.max_insns,
-            wall: Duration::from_secs(3600),
-            interrupt: Some(Interrupt::new(stop)),
-            ..RunLimits::default()
-        },
-        dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
-        checks: run.checks,
-        sdk_checks: run.sdk_checks,
-        // Output captured, not streamed: Python prints it.
-        ..OpOptions::default()
-    };
+    let options = op_options(dst, &run, stop);
     let session = loaded.library.prepare(function, &args, &options).map_err(Failure::launch)?;
     let started = Instant::now();
     let (mut report, profiled) = if run.profile {
@@ -371,6 +363,7 @@ pub fn run(
             stdout: report.stdout.clone(),
             stderr: report.stderr.clone(),
             console_dropped: report.console_dropped,
+            kind: "output",
             ..Failure::new(reason)
         })
     };
@@ -397,4 +390,91 @@ pub fn run(
         simulated,
         profile: profiled,
     })
+}
+
+/// The kernel arguments `inputs` stand for, borrowing their bytes.
+fn argument_values<'a>(inputs: &'a [Input<'a>]) -> Vec<ArgValue<'a>> {
+    inputs
+        .iter()
+        .map(|input| match input {
+            Input::Tensor { name, dtype, shape, bytes } => {
+                ArgValue::Tensor(TensorArg { name: name.clone(), dtype: *dtype, shape: shape.clone(), data: bytes })
+            }
+            Input::Double(v) => ArgValue::Double(*v),
+            Input::Int(v) => ArgValue::Int(*v),
+            Input::Scalar(v) => ArgValue::Scalar(*v),
+        })
+        .collect()
+}
+
+/// A Python call's run options: the destination `dst`, the caller's limits
+/// and checks, console output captured (Python prints it).
+fn op_options(
+    dst: (DType, Vec<usize>),
+    run: &RunOptions,
+    stop: impl Fn() -> bool + Send + Sync + 'static,
+) -> OpOptions {
+    OpOptions {
+        limits: RunLimits {
+            max_insns: run.max_insns,
+            wall: Duration::from_secs(3600),
+            interrupt: Some(Interrupt::new(stop)),
+            ..RunLimits::default()
+        },
+        dst: Some(Destination { dtype: dst.0, shape: dst.1 }),
+        checks: run.checks,
+        sdk_checks: run.sdk_checks,
+        ..OpOptions::default()
+    }
+}
+
+/// Where a debugger session over one call takes its commands and puts its
+/// answers: `first` commands (echoed after the prompt), then `next_line`'s
+/// until it answers None or a command quits; `say` gets every answer.
+pub struct DebugConsole<'a> {
+    pub first: &'a [String],
+    pub next_line: &'a mut (dyn FnMut() -> Option<String> + Send),
+    pub say: &'a mut (dyn FnMut(&[u8]) + Send),
+}
+
+/// Debugs compute function `function` of `loaded` on `inputs` (the run
+/// [`run`] makes, from its first instruction): the debugger's command
+/// language (`q7_debug`) over the call's timeline. `break_on_finding`:
+/// `continue` stops at findings and failed exits too.
+#[allow(clippy::too_many_arguments)]
+pub fn debug(
+    loaded: &Loaded,
+    function: &str,
+    inputs: &[Input<'_>],
+    dst: (DType, Vec<usize>),
+    run: RunOptions,
+    break_on_finding: bool,
+    console: DebugConsole<'_>,
+    stop: impl Fn() -> bool + Send + Sync + 'static,
+) -> Result<(), Box<Failure>> {
+    let args = argument_values(inputs);
+    let options = op_options(dst, &run, stop);
+    let prepared = loaded.library.prepare(function, &args, &options).map_err(Failure::launch)?;
+    let mut session = q7_debug::Session::new(prepared.into_debug(), break_on_finding);
+    let mut answer = |session: &mut q7_debug::Session<'_>, line: &str, echo: bool| {
+        let mut out = Vec::new();
+        if echo {
+            out.extend_from_slice(format!("(q7) {line}\n").as_bytes());
+        }
+        // Writing to a Vec cannot fail.
+        let flow = session.execute(line, &mut out).unwrap_or(q7_debug::Flow::Quit);
+        (console.say)(&out);
+        flow
+    };
+    for line in console.first {
+        if answer(&mut session, line, true) == q7_debug::Flow::Quit {
+            return Ok(());
+        }
+    }
+    while let Some(line) = (console.next_line)() {
+        if answer(&mut session, &line, false) == q7_debug::Flow::Quit {
+            break;
+        }
+    }
+    Ok(())
 }

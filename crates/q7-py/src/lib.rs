@@ -182,7 +182,7 @@ impl Compute {
     /// the machine keeps), `instructions`, `simulated_seconds`, `unwritten`
     /// (a note on output elements no core wrote, or None), `profile` (`q7
     /// profile`'s report as a ProfileReport, or None), and `failure`: None, or a dict
-    /// of `reason` (one line), `details` (lines), `core`, `frames` (the
+    /// of `reason` (one line), `kind` (what failed: engine::Failure::kind), `details` (lines), `core`, `frames` (the
     /// simulated call stack of the reason, innermost first, each (function,
     /// offset, file, line, pc, in_sdk) with None for what is unknown; in_sdk:
     /// the frame is q7's SDK or generated wrapper, not the op), `op_frame`
@@ -249,6 +249,91 @@ impl Compute {
         }
         Ok(result)
     }
+
+    /// debug(function, args, dst_dtype, dst_shape, max_insns, checks,
+    /// sdk_checks, break_on_finding, first, ask, say) -> None or a failure
+    /// dict (as `run` gives when the call cannot start): the debugger over
+    /// the call `run` makes with the same arguments, from its first
+    /// instruction. `first` commands run first (each echoed after the
+    /// prompt); then `ask()` gives each next command line (None ends the
+    /// session); `say(str)` gets every answer. Ctrl-C during a command stops
+    /// that command, not the session.
+    #[allow(clippy::too_many_arguments)]
+    fn debug<'py>(
+        &self,
+        py: Python<'py>,
+        function: String,
+        args: Vec<Bound<'py, PyTuple>>,
+        dst_dtype: String,
+        dst_shape: Vec<usize>,
+        max_insns: u64,
+        checks: bool,
+        sdk_checks: bool,
+        break_on_finding: bool,
+        first: Vec<String>,
+        ask: PyObject,
+        say: PyObject,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let parsed = args.iter().map(args::parse).collect::<PyResult<Vec<_>>>()?;
+        let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
+        let dtype = engine::dtype_by_torch_name(&dst_dtype)
+            .ok_or_else(|| PyValueError::new_err(format!("{dst_dtype} is not a dtype the device SDK supports")))?;
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false };
+        let signals = SignalWatch::new();
+        let stop = {
+            let signals = signals.clone();
+            move || signals.stop_requested()
+        };
+        // A Python error in ask or say ends the session and is raised.
+        let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+        let keep = |e: PyErr| {
+            if let Ok(mut slot) = raised.lock() {
+                slot.get_or_insert(e);
+            }
+        };
+        let mut next_line = || {
+            gil::with_gil(|py| {
+                // The Ctrl-C that stopped the last command is spent.
+                drop(signals.take_error());
+                match ask.call0(py).and_then(|line| line.extract::<Option<String>>(py)) {
+                    Ok(line) => line,
+                    Err(e) => {
+                        keep(e);
+                        None
+                    }
+                }
+            })
+            .flatten()
+        };
+        let mut say_bytes = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes);
+            gil::with_gil(|py| {
+                if let Err(e) = say.call1(py, (text.as_ref(),)) {
+                    keep(e);
+                }
+            });
+        };
+        let console = engine::DebugConsole { first: &first, next_line: &mut next_line, say: &mut say_bytes };
+        let outcome = gil::allow_threads(py, || {
+            engine::debug(
+                &self.loaded,
+                &function,
+                &inputs,
+                (dtype, dst_shape),
+                options,
+                break_on_finding,
+                console,
+                stop,
+            )
+        });
+        if let Some(e) = raised.into_inner().ok().flatten() {
+            return Err(e);
+        }
+        match outcome {
+            Ok(()) => Ok(None),
+            Err(failure) => failure_dict(py, &failure).map(Some),
+        }
+    }
 }
 
 /// A failed run as `Compute.run` describes it (see there).
@@ -261,6 +346,7 @@ fn failure_dict<'py>(py: Python<'py>, failure: &engine::Failure) -> PyResult<Bou
     }
     let d = PyDict::new(py);
     d.set_item("reason", &failure.reason)?;
+    d.set_item("kind", failure.kind)?;
     d.set_item("details", &failure.details)?;
     d.set_item("core", failure.core)?;
     d.set_item("frames", frames)?;
