@@ -56,6 +56,33 @@ class _Call:
             raise RuntimeError(f"{bound._where()}: the debugger could not start the call: {failure['reason']}")
 
 
+    def serve_dap(self, port, break_on_finding, out):
+        """This call over the Debug Adapter Protocol, to the first client
+        that connects to 127.0.0.1:`port` (0: a free one)."""
+        bound = self.bound
+
+        def listening(port):
+            print(
+                f"q7 debug: {bound._where()}: waiting for a DAP client on 127.0.0.1:{port} "
+                "(attach or launch; the op and its arguments are this call's)",
+                file=out,
+                flush=True,
+            )
+
+        bound.compute.debug_dap(
+            bound.compute_fn,
+            self.packed,
+            self.dtype,
+            list(self.shape),
+            self.options["max_instructions"],
+            self.options["checks"],
+            not self.options["no_sdk_checks"],
+            break_on_finding,
+            port,
+            listening,
+        )
+
+
 def _ask():
     """The next command line from the prompt (None at end of input)."""
     while True:
@@ -94,9 +121,14 @@ def pm(commands=None, out=None):
 
 
 class _Request:
-    def __init__(self, call, op, commands, break_on_finding, out):
+    def __init__(self, call, op, commands, break_on_finding, out, dap):
         if not isinstance(call, int) or call < 1:
             raise ValueError(f"q7.debug(): call must be a positive int (1: the first call), got {call!r}")
+        if dap is not None and (isinstance(dap, bool) or not isinstance(dap, int) or not 0 <= dap <= 65535):
+            raise ValueError(f"q7.debug(): dap must be a TCP port number (0: any free port), got {dap!r}")
+        if dap is not None and commands is not None:
+            raise ValueError("q7.debug(): give commands or dap, not both")
+        self.dap = dap
         self.call = call
         self.op = op
         self.commands = commands
@@ -110,15 +142,18 @@ _REQUEST = contextvars.ContextVar("q7_debug", default=None)
 
 
 @contextlib.contextmanager
-def debug(call=1, op=None, commands=None, break_on_finding=True, out=None):
+def debug(call=1, op=None, commands=None, break_on_finding=True, out=None, dap=None):
     """Run the `call`-th q7 op call made inside the block (counting only calls
     of `op`, "ns::name", when given) under q7's debugger, stopped at its first
     instruction: set breakpoints, continue, step, print, go backwards. When
     the session ends (`quit` or end of input) the call runs as usual and
     returns its result, so the script goes on. `commands`: a list of command
     lines run instead of a prompt. `break_on_finding`: `continue` also stops
-    at findings and failed checks."""
-    request = _Request(call, op, commands, break_on_finding, out)
+    at findings and failed checks. `dap=PORT`: instead of a prompt, serve
+    the Debug Adapter Protocol for that call on 127.0.0.1:PORT (0: a free
+    port, printed), so an editor can attach to the script and stop inside
+    the op."""
+    request = _Request(call, op, commands, break_on_finding, out, dap)
     token = _REQUEST.set(request)
     try:
         yield request
@@ -137,4 +172,8 @@ def maybe_debug(call):
     request.seen += 1
     if request.seen == request.call:
         request.opened = True
-        call.open(request.commands, (), request.break_on_finding, request.out or sys.stdout)
+        out = request.out or sys.stdout
+        if request.dap is not None:
+            call.serve_dap(request.dap, request.break_on_finding, out)
+        else:
+            call.open(request.commands, (), request.break_on_finding, out)

@@ -7,6 +7,7 @@ import json
 import os
 import queue
 import shutil
+import socket
 import struct
 import subprocess
 import threading
@@ -42,11 +43,12 @@ def write_f32_npy(path, values):
 
 
 class Client:
-    """One adapter process: requests out, responses and events in, every
-    message kept (normalised) for the golden log."""
+    """One adapter connection: requests out, responses and events in, every
+    message kept (normalised) for the golden log. The adapter is a process
+    (`Client.process`) or a socket (`Client.connect`: q7.debug(dap=PORT))."""
 
-    def __init__(self, argv, names):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    def __init__(self, reader, writer, names, proc=None):
+        self.reader, self.writer, self.proc = reader, writer, proc
         self.seq = 0
         self.log = []
         self.names = names
@@ -54,8 +56,19 @@ class Client:
         self.pending = []  # messages read while waiting for a response
         threading.Thread(target=self._read, daemon=True).start()
 
+    @classmethod
+    def process(cls, argv, names):
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return cls(proc.stdout, proc.stdin, names, proc)
+
+    @classmethod
+    def connect(cls, port, names):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        sock.settimeout(None)
+        return cls(sock.makefile("rb"), sock.makefile("wb"), names)
+
     def _read(self):
-        out = self.proc.stdout
+        out = self.reader
         while True:
             length = None
             while True:
@@ -79,7 +92,9 @@ class Client:
 
     def _next(self):
         message = self.inbox.get(timeout=TIMEOUT)
-        assert message is not None, "the adapter closed its output: " + self.proc.stderr.read().decode()
+        if message is None:
+            why = self.proc.stderr.read().decode() if self.proc else "the connection closed"
+            raise AssertionError("the adapter closed its output: " + why)
         self._note("<-", message)
         return message
 
@@ -90,8 +105,8 @@ class Client:
             message["arguments"] = arguments
         self._note("->", message)
         body = json.dumps(message).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        self.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.writer.flush()
         while True:
             reply = self._next()
             if reply["type"] == "response" and reply["request_seq"] == self.seq:
@@ -112,7 +127,8 @@ class Client:
 
     def close(self):
         self.request("disconnect")
-        assert self.proc.wait(timeout=TIMEOUT) == 0, self.proc.stderr.read().decode()
+        if self.proc:
+            assert self.proc.wait(timeout=TIMEOUT) == 0, self.proc.stderr.read().decode()
 
 
 def assert_golden(name, log):
@@ -150,7 +166,7 @@ def line_of(path, text):
 
 def start(relu8, **launch):
     names = [(relu8["build"], "BUILD"), (relu8["x"], "X_NPY"), (REPO, "REPO")]
-    client = Client([q7_binary(), "debug", "--dap"], names)
+    client = Client.process([q7_binary(), "debug", "--dap"], names)
     caps = client.request("initialize", {"adapterID": "q7", "linesStartAt1": True, "columnsStartAt1": True})
     assert caps["supportsStepBack"] and caps["supportsDataBreakpoints"] and caps["supportsConditionalBreakpoints"]
     client.request("launch", {"program": relu8["build"], "fn": "relu_forward", "in": [relu8["x"]], **launch})
@@ -252,7 +268,7 @@ def test_the_command_lines_op_function_breakpoints_reverse_continue_and_the_cons
     # The op's arguments on the command line; launch only says how to stop.
     names = [(relu8["build"], "BUILD"), (relu8["x"], "X_NPY"), (REPO, "REPO")]
     argv = [q7_binary(), "debug", relu8["build"], "--fn", "relu_forward", "--in", relu8["x"], "--dap"]
-    client = Client(argv, names)
+    client = Client.process(argv, names)
     client.request("initialize", {"adapterID": "q7"})
     client.request("launch", {"stopOnEntry": True})
     client.event("initialized")
@@ -283,3 +299,61 @@ def test_the_command_lines_op_function_breakpoints_reverse_continue_and_the_cons
     client.event("terminated")
     client.close()
     assert_golden("dap_relu_console.log", client.log)
+
+
+def test_python_serves_dap_for_the_nth_call_of_a_with_block(findings):
+    """`with q7.debug(call=2, dap=0)`: the second call of a script waits for an
+    editor, which attaches, breaks on a source line, reads a local, stops at
+    the call's finding and ends the session; the script then goes on."""
+    import io
+    import re
+    import time
+
+    import torch
+
+    import q7
+
+    findings_cpp = os.path.join(os.path.dirname(__file__), "ops", "findings.cpp")
+    line = line_of(findings_cpp, "the bug: past grad's end")
+    out = io.StringIO()
+    raised = []
+
+    def script():
+        with q7.debug(call=2, dap=0, out=out):
+            for n in (6, 7, 8):
+                try:
+                    torch.ops.q7_findings.overread(torch.ones(n), torch.ones(20))
+                except q7.SimulationError as e:
+                    raised.append(e)
+
+    thread = threading.Thread(target=script, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + TIMEOUT
+    while not (found := re.search(r"waiting for a DAP client on 127\.0\.0\.1:(\d+)", out.getvalue())):
+        assert time.monotonic() < deadline and thread.is_alive(), out.getvalue()
+        time.sleep(0.02)
+    assert "q7_findings::overread" in out.getvalue() and len(raised) == 1  # the first call ran before
+    client = Client.connect(int(found.group(1)), [])
+    assert client.request("initialize", {"adapterID": "q7"})["supportsStepBack"]
+    client.request("attach", {})
+    client.event("initialized")
+    answer = client.request("setFunctionBreakpoints", {"breakpoints": [{"name": "overread"}]})
+    assert answer["breakpoints"][0]["verified"]
+    client.request("configurationDone")
+    stopped = client.event("stopped")
+    assert stopped["reason"] == "breakpoint", stopped
+    frame = top_frame(client, stopped["threadId"])
+    assert frame["name"].startswith("overread(") and frame["source"]["path"] == findings_cpp
+    # The call being debugged is the second: grad has 7 elements.
+    assert evaluate(client, frame["id"], "info tensors", context="repl").startswith("_0: F32 [7]")
+    client.request("setFunctionBreakpoints", {"breakpoints": []})
+    client.request("continue", {"threadId": stopped["threadId"]})
+    finding = client.event("stopped")
+    assert finding["reason"] == "exception" and "element 7 of _0" in finding["text"], finding
+    frame = top_frame(client, finding["threadId"])
+    assert frame["line"] == line and scope_variables(client, frame["id"], "Locals")["i"] == "7"
+    client.request("disconnect")
+    thread.join(TIMEOUT)
+    # Each call ran to its end as usual and raised its finding.
+    assert not thread.is_alive() and len(raised) == 3
+    assert all("past the end" in e.reason for e in raised)

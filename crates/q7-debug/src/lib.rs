@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod dap;
 mod motion;
 mod session;
 

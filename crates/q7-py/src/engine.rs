@@ -478,3 +478,68 @@ pub fn debug(
     }
     Ok(())
 }
+
+/// Serves the Debug Adapter Protocol for the call [`debug`] would debug, to
+/// the first client that connects to `listener` (an editor attaching or
+/// launching: its arguments are ignored, the op is this call). Waiting for
+/// the client and every motion stop when `stop` answers true (Ctrl-C).
+#[allow(clippy::too_many_arguments)]
+pub fn debug_dap(
+    loaded: &Loaded,
+    function: &str,
+    inputs: &[Input<'_>],
+    dst: (DType, Vec<usize>),
+    run: RunOptions,
+    break_on_finding: bool,
+    listener: std::net::TcpListener,
+    stop: impl Fn() -> bool + Send + Sync + 'static,
+) -> Result<(), String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let stop = Arc::new(stop);
+    let stream = accept_one(&listener, &*stop)?;
+    let reading = stream.try_clone().map_err(|e| format!("the DAP connection: {e}"))?;
+    let pause = Arc::new(AtomicBool::new(false));
+    let requests = q7_debug::dap::spawn_reader(std::io::BufReader::new(reading), pause.clone());
+    let mut out = q7_debug::dap::Out::new(stream);
+    let accept = |_: &serde_json::Value| Ok(());
+    let handshake = q7_debug::dap::handshake(&requests, &mut out, break_on_finding, accept);
+    let Some((launch, options, ())) = handshake.map_err(|e| e.to_string())? else { return Ok(()) };
+    let interrupt = {
+        let (pause, stop) = (pause.clone(), stop.clone());
+        move || pause.load(Ordering::SeqCst) || stop()
+    };
+    let args = argument_values(inputs);
+    let op_options = op_options(dst, &run, interrupt);
+    let prepared = match loaded.library.prepare(function, &args, &op_options) {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            // The client is told why, and the session ends.
+            let _ = out.respond(&launch, Err(e.to_string()));
+            let _ = out.event("terminated", serde_json::Value::Null);
+            return Err(e.to_string());
+        }
+    };
+    let session = q7_debug::Session::new(prepared.into_debug(), options.break_on_finding);
+    q7_debug::dap::serve_session(&launch, session, options, pause, &requests, &mut out).map_err(|e| e.to_string())
+}
+
+/// The first connection to `listener`, unless `stop` answers true first.
+fn accept_one(listener: &std::net::TcpListener, stop: &dyn Fn() -> bool) -> Result<std::net::TcpStream, String> {
+    listener.set_nonblocking(true).map_err(|e| format!("the DAP listener: {e}"))?;
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).map_err(|e| format!("the DAP connection: {e}"))?;
+                return Ok(stream);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if stop() {
+                    return Err("interrupted while waiting for a DAP client".into());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(format!("the DAP listener: {e}")),
+        }
+    }
+}

@@ -334,6 +334,60 @@ impl Compute {
             Err(failure) => failure_dict(py, &failure).map(Some),
         }
     }
+
+    /// debug_dap(function, args, dst_dtype, dst_shape, max_insns, checks,
+    /// sdk_checks, break_on_finding, port, listening): the call `debug`
+    /// would debug, served over the Debug Adapter Protocol to the first
+    /// client that connects to 127.0.0.1:`port` (0: a free port).
+    /// `listening(port)` is called once the port is open, before waiting.
+    /// Raises KeyboardInterrupt on Ctrl-C while waiting, RuntimeError when
+    /// the session fails.
+    #[allow(clippy::too_many_arguments)]
+    fn debug_dap<'py>(
+        &self,
+        py: Python<'py>,
+        function: String,
+        args: Vec<Bound<'py, PyTuple>>,
+        dst_dtype: String,
+        dst_shape: Vec<usize>,
+        max_insns: u64,
+        checks: bool,
+        sdk_checks: bool,
+        break_on_finding: bool,
+        port: u16,
+        listening: PyObject,
+    ) -> PyResult<()> {
+        let parsed = args.iter().map(args::parse).collect::<PyResult<Vec<_>>>()?;
+        let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
+        let dtype = engine::dtype_by_torch_name(&dst_dtype)
+            .ok_or_else(|| PyValueError::new_err(format!("{dst_dtype} is not a dtype the device SDK supports")))?;
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false };
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+            .map_err(|e| PyOSError::new_err(format!("127.0.0.1:{port}: cannot listen for a DAP client: {e}")))?;
+        let bound = listener.local_addr().map_err(|e| PyOSError::new_err(e.to_string()))?.port();
+        listening.call1(py, (bound,))?;
+        let signals = SignalWatch::new();
+        let stop = {
+            let signals = signals.clone();
+            move || signals.stop_requested()
+        };
+        let outcome = gil::allow_threads(py, || {
+            engine::debug_dap(
+                &self.loaded,
+                &function,
+                &inputs,
+                (dtype, dst_shape),
+                options,
+                break_on_finding,
+                listener,
+                stop,
+            )
+        });
+        if let Some(raised) = signals.take_error() {
+            return Err(raised);
+        }
+        outcome.map_err(pyo3::exceptions::PyRuntimeError::new_err)
+    }
 }
 
 /// A failed run as `Compute.run` describes it (see there).

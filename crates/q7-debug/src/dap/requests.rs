@@ -8,19 +8,18 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use anyhow::Result;
 use q7_sim::debug::Arrival;
 use serde_json::{json, Value};
 
-use super::{LaunchOptions, Out};
-use q7_debug::{Flow, Move, Session, Stop};
+use super::{DapError, LaunchOptions, Out};
+use crate::{Flow, Move, Session, Stop};
 
 /// Frames per core in a frame id (more than the stack walk gives).
 const FRAMES: i64 = 1024;
 /// Scopes of a frame: Locals, Arguments, Tensors.
 const SCOPES: i64 = 4;
 
-pub(super) struct Adapter<'lib> {
+pub struct Adapter<'lib> {
     session: Session<'lib>,
     options: LaunchOptions,
     pause: Arc<AtomicBool>,
@@ -43,7 +42,7 @@ fn frame_of(id: i64) -> Option<(usize, usize)> {
 }
 
 impl<'lib> Adapter<'lib> {
-    pub(super) fn new(session: Session<'lib>, options: LaunchOptions, pause: Arc<AtomicBool>) -> Adapter<'lib> {
+    pub fn new(session: Session<'lib>, options: LaunchOptions, pause: Arc<AtomicBool>) -> Adapter<'lib> {
         Adapter {
             session,
             options,
@@ -56,7 +55,11 @@ impl<'lib> Adapter<'lib> {
     }
 
     /// Answers requests until `disconnect`/`terminate` or the end of input.
-    pub(super) fn run(mut self, requests: &mpsc::Receiver<Result<Value>>, out: &mut Out<impl Write>) -> Result<()> {
+    pub fn run(
+        mut self,
+        requests: &mpsc::Receiver<Result<Value, DapError>>,
+        out: &mut Out<impl Write>,
+    ) -> Result<(), DapError> {
         while let Ok(message) = requests.recv() {
             let request = message?;
             let command = request["command"].as_str().unwrap_or("").to_string();
@@ -181,14 +184,14 @@ impl<'lib> Adapter<'lib> {
 
     /// Runs a motion and tells the client where it stopped (and what the
     /// cores printed on the way).
-    fn motion(&mut self, how: Move, out: &mut Out<impl Write>) -> Result<()> {
+    fn motion(&mut self, how: Move, out: &mut Out<impl Write>) -> Result<(), DapError> {
         let stop = self.session.step(how);
         q7_sim::interrupt::clear();
         self.console(out)?;
         self.report(&stop, out)
     }
 
-    fn console(&mut self, out: &mut Out<impl Write>) -> Result<()> {
+    fn console(&mut self, out: &mut Out<impl Write>) -> Result<(), DapError> {
         let bytes = self.session.new_console();
         if bytes.is_empty() {
             return Ok(());
@@ -198,7 +201,7 @@ impl<'lib> Adapter<'lib> {
     }
 
     /// The stopped (or exited and terminated) events for `stop`.
-    fn report(&mut self, stop: &Stop, out: &mut Out<impl Write>) -> Result<()> {
+    fn report(&mut self, stop: &Stop, out: &mut Out<impl Write>) -> Result<(), DapError> {
         let reason = match &stop.arrival {
             Arrival::Ended(_) => {
                 let findings =
