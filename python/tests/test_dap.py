@@ -357,3 +357,52 @@ def test_python_serves_dap_for_the_nth_call_of_a_with_block(findings):
     # Each call ran to its end as usual and raised its finding.
     assert not thread.is_alive() and len(raised) == 3
     assert all("past the end" in e.reason for e in raised)
+
+
+def test_pause_stops_a_running_motion(test_ops):
+    """An op that never ends, served by q7.debug(dap=0): `continue` runs until
+    the client's `pause`, which stops it (reason pause) where it is."""
+    import io
+    import re
+    import time
+
+    import torch
+
+    import q7
+
+    out = io.StringIO()
+    done = []
+
+    def script():
+        # A budget ends the call's plain run after the session (seconds of
+        # simulation: the session's `continue` is far from it when paused).
+        with q7.options(max_instructions=300_000_000), q7.debug(dap=0, out=out):
+            try:
+                torch.ops.q7_test_ops.spin_forever(torch.ones(2))
+            except q7.SimulationError as e:
+                done.append(e)
+
+    thread = threading.Thread(target=script, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + TIMEOUT
+    while not (found := re.search(r"127\.0\.0\.1:(\d+)", out.getvalue())):
+        assert time.monotonic() < deadline and thread.is_alive(), out.getvalue()
+        time.sleep(0.02)
+    client = Client.connect(int(found.group(1)), [])
+    client.request("initialize", {"adapterID": "q7"})
+    client.request("attach", {"stopOnEntry": True})
+    client.event("initialized")
+    client.request("configurationDone")
+    assert client.event("stopped")["reason"] == "entry"
+    client.request("continue", {"threadId": 1})
+    time.sleep(0.2)
+    client.request("pause", {"threadId": 1})
+    stopped = client.event("stopped")
+    assert stopped["reason"] == "pause", stopped
+    # Stopped by the pause, not at the run's end.
+    assert not any('"exited"' in line or '"terminated"' in line for line in client.log), client.log
+    frame = top_frame(client, 1)
+    assert frame["name"].startswith("spin_forever("), frame
+    client.request("disconnect")
+    thread.join(TIMEOUT)
+    assert not thread.is_alive() and len(done) == 1 and "instruction budget" in done[0].reason.lower()
