@@ -35,22 +35,26 @@
 //! * [`debuginfo`]: source lines, breakpoint addresses, locals and
 //!   expressions of a `-g` image from its DWARF (it knows a frame only
 //!   through a trait, nothing of the layers that run code).
+//!
+//! The crate's API is the modules other crates use (`bare`, `config`,
+//! `debug`, `debuginfo`, `interrupt`, `jit` for the engine choice,
+//! `machine`, `mem`, `npy`, `op`, `output`); the rest is `pub(crate)`.
 // Unsafe code lives only where compiled code is entered (`jit`, `cpu`'s
 // call into it), in `mem`'s zeroed page tables and in `dense` (huge-page
 // advice), each use with its reason.
 #![deny(unsafe_code)]
 
-pub mod alu;
+pub(crate) mod alu;
 pub mod bare;
-pub mod block;
-pub mod checks;
+pub(crate) mod block;
+pub(crate) mod checks;
 pub mod config;
-pub mod cost;
-pub mod cpu;
+pub(crate) mod cost;
+pub(crate) mod cpu;
 pub mod debug;
 pub mod debuginfo;
-pub mod dense;
-pub mod firmware;
+pub(crate) mod dense;
+pub(crate) mod firmware;
 pub mod interrupt;
 #[allow(unsafe_code)]
 pub mod jit;
@@ -59,11 +63,11 @@ pub mod mem;
 pub mod npy;
 pub mod op;
 pub mod output;
-pub mod profile;
-pub mod ps;
-pub mod stop;
-pub mod tally;
-pub mod uop;
+pub(crate) mod profile;
+pub(crate) mod ps;
+pub(crate) mod stop;
+pub(crate) mod tally;
+pub(crate) mod uop;
 
 #[cfg(test)]
 mod layers;

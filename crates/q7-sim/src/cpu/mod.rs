@@ -25,8 +25,8 @@ use crate::jit::{Compiler, Engine, Jit, JitCtx, Seek, SharedCompiler};
 use crate::mem::Memory;
 use crate::profile::CoreProfile;
 
-pub use crate::stop::{cause, Stop};
-pub use unwind::{Frame, FrameRegisters};
+pub use crate::stop::Stop;
+pub use unwind::Frame;
 
 /// Why [`Core::run`] returned.
 #[derive(Clone, Debug, PartialEq)]
