@@ -8,6 +8,7 @@ import contextlib
 import contextvars
 import sys
 import threading
+import warnings
 
 # What pm() opens on: after `continue` stops at the failure (a finding, a
 # failed SDK check or abort, a fault), the op's own frame and its locals. A
@@ -159,6 +160,9 @@ def debug(call=1, op=None, commands=None, break_on_finding=True, out=None, dap=N
         yield request
     finally:
         _REQUEST.reset(token)
+    if not request.opened:
+        calls = f"{request.seen} call{'' if request.seen == 1 else 's'}" + (f" of {op}" if op else "")
+        warnings.warn(f"q7.debug(call={call}): the block made {calls}; nothing was debugged", stacklevel=3)
 
 
 def maybe_debug(call):

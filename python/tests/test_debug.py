@@ -111,3 +111,10 @@ def test_debug_refuses_a_call_number_below_one():
     with pytest.raises(ValueError, match="call must be a positive int"):
         with q7.debug(call=0):
             pass
+
+
+def test_debug_warns_when_the_call_never_came(test_ops):
+    with pytest.warns(UserWarning, match=r"q7.debug\(call=3\): the block made 1 call of q7_test_ops::copy_bytes; nothing"):
+        with q7.debug(call=3, op="q7_test_ops::copy_bytes", commands=[]):
+            torch.ops.q7_test_ops.copy_bytes(torch.ones(2))
+            torch.ops.q7_test_ops.say_hello(torch.ones(2))
