@@ -9,9 +9,25 @@
 //! so a partial page needs no extra test); a store also tests one bit of the
 //! code-granule map (decoded code must be invalidated when overwritten);
 //! pages the checker watches call it with the core and pc as values.
+//!
+//! Here: regions, page tables and the access paths. Beside them, each
+//! concern in its own file: `code` (coherence with decoded blocks), `counts`
+//! (the cost model's counters), `watch` (checker, stack and debugger
+//! watches), `host` (the host's accesses), `fast` (host pointers for
+//! compiled code), `report` (the map and faults in words).
+
+mod code;
+mod counts;
+mod fast;
+mod host;
+mod report;
+mod watch;
+
+pub use counts::{ClassCounts, UNPRICED};
+pub use host::HostAccessError;
+pub use watch::LoadWatchHit;
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use crate::checks::Checker;
 
@@ -22,44 +38,6 @@ const PAGE_COUNT: usize = 1 << (32 - PAGE_SHIFT);
 const CODE_SHIFT: u32 = 12;
 /// Words of the code-granule bitmap (one bit per 4 KiB of address space).
 const CODE_GRANULE_WORDS: usize = 1 << (32 - CODE_SHIFT - 6);
-
-/// Slot of [`ClassCounts`] for accesses the model does not price (their
-/// class costs nothing outside transfers and is not tensor memory): compiled
-/// code adds to it rather than branch.
-pub const UNPRICED: u8 = 5;
-
-/// Loads and stores of one core by memory class (slots indexed as
-/// `MemClass::ALL`, then [`UNPRICED`]). `repr(C)`: compiled code adds to
-/// the fields by offset.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClassCounts {
-    pub accesses: [u64; 6],
-    pub bytes: [u64; 6],
-}
-
-impl ClassCounts {
-    #[inline(always)]
-    pub fn add(&mut self, slot: u8, bytes: u32) {
-        let k = usize::from(slot);
-        self.accesses[k] += 1;
-        self.bytes[k] += u64::from(bytes);
-    }
-
-    pub(crate) fn minus(&self, earlier: &ClassCounts) -> ClassCounts {
-        ClassCounts {
-            accesses: std::array::from_fn(|k| self.accesses[k] - earlier.accesses[k]),
-            bytes: std::array::from_fn(|k| self.bytes[k] - earlier.bytes[k]),
-        }
-    }
-
-    pub(crate) fn plus(&self, other: &ClassCounts) -> ClassCounts {
-        ClassCounts {
-            accesses: std::array::from_fn(|k| self.accesses[k] + other.accesses[k]),
-            bytes: std::array::from_fn(|k| self.bytes[k] + other.bytes[k]),
-        }
-    }
-}
 
 /// Page flags.
 mod flag {
@@ -189,28 +167,6 @@ pub struct MemFault {
     pub kind: FaultKind,
 }
 
-/// Why a host access (loader, launch block, tensors, services) failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum HostAccessError {
-    #[error("address {addr:#010x} is not in any region")]
-    Unmapped { addr: u32 },
-    #[error("{len} bytes at {addr:#010x} run past the end of {region} ({base:#010x}..{end:#010x})")]
-    PastEnd { len: usize, addr: u32, region: String, base: u32, end: u64 },
-    #[error("core {core}: nothing mapped at {addr:#010x}")]
-    UnmappedFor { core: usize, addr: u32 },
-    #[error("core {core}: {len} bytes at {addr:#010x} overrun {region}")]
-    OverrunFor { core: usize, len: usize, addr: u32, region: String },
-    #[error("no NUL within {max} bytes at {addr:#x}")]
-    NoNul { max: usize, addr: u32 },
-}
-
-/// For callers that report errors as text.
-impl From<HostAccessError> for String {
-    fn from(e: HostAccessError) -> String {
-        e.to_string()
-    }
-}
-
 #[derive(Clone, Copy, Default)]
 struct Page {
     region: u16,
@@ -267,16 +223,6 @@ pub struct Memory {
     pub load_watch_hit: Option<LoadWatchHit>,
 }
 
-/// A load from a watched range: which core, at which pc, of which address,
-/// and the index of the range in [`Memory::watch_loads`]' list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LoadWatchHit {
-    pub core: usize,
-    pub pc: u32,
-    pub addr: u32,
-    pub index: usize,
-}
-
 impl Memory {
     /// An address space with `cores` private views and nothing mapped.
     pub fn new(cores: usize) -> Memory {
@@ -294,73 +240,6 @@ impl Memory {
             load_watches: Vec::new(),
             load_watch_hit: None,
         }
-    }
-
-    /// Runs `look` with neither the checker nor the access counters
-    /// watching: what it reads leaves no finding and no count behind.
-    pub fn unobserved<R>(&mut self, look: impl FnOnce(&mut Memory) -> R) -> R {
-        let checker = self.checker.take();
-        // Restored in place: compiled code holds pointers into `counts`.
-        let counts = self.counts.clone();
-        let result = look(self);
-        self.counts.copy_from_slice(&counts);
-        self.checker = checker;
-        result
-    }
-
-    /// From now on counts every core's loads and stores by the slot
-    /// `slot_of(page base)` gives (pages of [`UNPRICED`] slots are not
-    /// watched). Decoded code is forgotten, so compiled code made without
-    /// counting is not run again.
-    pub fn count_accesses(&mut self, slot_of: impl Fn(u32) -> u8) {
-        let slots: Box<[u8]> = (0..PAGE_COUNT as u32).map(|p| slot_of(p << PAGE_SHIFT)).collect();
-        for table in &mut self.tables {
-            for (page, &slot) in table.iter_mut().zip(slots.iter()) {
-                if page.flags != 0 && slot != UNPRICED {
-                    page.flags = flag::counted(page.flags);
-                }
-            }
-        }
-        self.page_slots = Some(slots);
-        self.counts = vec![ClassCounts::default(); self.tables.len()];
-        self.layout_epoch += 1;
-        self.forget_code();
-    }
-
-    /// `core`'s counters (all zero unless counting).
-    pub fn counts(&self, core: usize) -> ClassCounts {
-        self.counts.get(core).copied().unwrap_or_default()
-    }
-
-    /// For compiled code: the per-page slots and `core`'s counters, or
-    /// nulls when not counting. Neither moves while counting.
-    pub fn counters_for(&mut self, core: usize) -> (*const u8, *mut ClassCounts) {
-        match (&self.page_slots, self.counts.get_mut(core)) {
-            (Some(slots), Some(counts)) => (slots.as_ptr(), counts),
-            _ => (std::ptr::null(), std::ptr::null_mut()),
-        }
-    }
-
-    /// Takes back the count of one access `core` made at `addr` (an
-    /// `s32c1i` that stored is one access, not a load and a store).
-    #[inline(never)]
-    pub fn uncount(&mut self, core: usize, addr: u32) {
-        if self.page(core, addr).flags & flag::COUNTED != 0 {
-            let slot = usize::from(self.page_slot(addr));
-            self.counts[core].accesses[slot] -= 1;
-            self.counts[core].bytes[slot] -= 4;
-        }
-    }
-
-    #[inline(always)]
-    fn page_slot(&self, addr: u32) -> u8 {
-        self.page_slots.as_ref().map_or(UNPRICED, |s| s[(addr >> PAGE_SHIFT) as usize])
-    }
-
-    #[inline(always)]
-    fn count(&mut self, core: usize, addr: u32, bytes: u32) {
-        let slot = self.page_slot(addr);
-        self.counts[core].add(slot, bytes);
     }
 
     pub fn cores(&self) -> usize {
@@ -416,82 +295,6 @@ impl Memory {
         }
     }
 
-    /// Routes every access of `cores` to the region's pages through the checker.
-    pub fn watch_region(&mut self, index: usize) {
-        self.layout_epoch += 1;
-        let region = &self.regions[index];
-        let first = region.base >> PAGE_SHIFT;
-        let pages = region.size.div_ceil(PAGE_SIZE);
-        for table in &mut self.tables {
-            for p in first..first + pages {
-                let page = &mut table[p as usize];
-                if page.flags != 0 && usize::from(page.region) == index {
-                    page.flags |= flag::CHECKED;
-                }
-            }
-        }
-    }
-
-    /// A load from a page a debugger watches (see [`Memory::watch_loads`]).
-    #[cold]
-    #[inline(never)]
-    fn watched_load(&mut self, core: usize, pc: u32, addr: u32, size: u32) {
-        if self.load_watch_hit.is_none() {
-            let end = u64::from(addr) + u64::from(size);
-            let hit = self.load_watches.iter().position(|&(c, lo, len)| {
-                (c == core || self.region_for(c, lo) == self.region_for(core, lo))
-                    && u64::from(addr) < u64::from(lo) + u64::from(len)
-                    && end > u64::from(lo)
-            });
-            if let Some(index) = hit {
-                self.load_watch_hit = Some(LoadWatchHit { core, pc, addr, index });
-            }
-        }
-    }
-
-    /// Watches loads from the byte ranges `(core, addr, len)` (as core
-    /// `core` sees them): the first such load is recorded in
-    /// [`Memory::load_watch_hit`]. Pages holding them leave every fast path
-    /// (compiled code reaches them through [`Memory::load`]); an empty list
-    /// ends the watching.
-    pub fn watch_loads(&mut self, ranges: Vec<(usize, u32, u32)>) {
-        self.layout_epoch += 1;
-        for table in &mut self.tables {
-            for page in table.iter_mut().filter(|p| p.flags & flag::WATCHED != 0) {
-                page.flags &= !flag::WATCHED;
-            }
-        }
-        for &(_, lo, len) in &ranges {
-            let last = lo.saturating_add(len.max(1) - 1);
-            for table in &mut self.tables {
-                for p in (lo >> PAGE_SHIFT)..=(last >> PAGE_SHIFT) {
-                    let page = &mut table[p as usize];
-                    if page.flags != 0 {
-                        page.flags |= flag::WATCHED;
-                    }
-                }
-            }
-        }
-        self.load_watches = ranges;
-        self.load_watch_hit = None;
-    }
-
-    /// Sends `core`'s loads and stores in the pages holding `[lo, hi)` (its
-    /// stack) to the checker's stack watch, leaving them direct for
-    /// compiled code (which watches the stack in line).
-    pub fn watch_stack(&mut self, core: usize, lo: u32, hi: u32) {
-        if lo >= hi || core >= self.tables.len() {
-            return;
-        }
-        self.layout_epoch += 1;
-        for p in (lo >> PAGE_SHIFT)..=((hi - 1) >> PAGE_SHIFT) {
-            let page = &mut self.tables[core][p as usize];
-            if page.flags != 0 {
-                page.flags |= flag::STACK;
-            }
-        }
-    }
-
     /// The region holding `addr` as seen by `core`.
     pub fn region_for(&self, core: usize, addr: u32) -> Option<usize> {
         let page = self.tables[core][(addr >> PAGE_SHIFT) as usize];
@@ -506,8 +309,6 @@ impl Memory {
     pub fn any_region(&self, addr: u32) -> Option<&Region> {
         self.regions.iter().find(|r| r.contains(addr))
     }
-
-    // ---- core accesses ----
 
     #[inline(always)]
     fn page(&self, core: usize, addr: u32) -> Page {
@@ -632,77 +433,6 @@ impl Memory {
         true
     }
 
-    /// Page `index` of `core`'s view as host memory for a fast path: the
-    /// host address of its first byte and how many bytes from there may be
-    /// read and written directly (0 when every access must go through
-    /// [`Memory::load`]/[`Memory::store`]: unmapped, not permitted, or
-    /// watched by the checker). Region buffers never move once added.
-    pub fn host_page(&mut self, core: usize, index: usize) -> (*mut u8, u32, u32) {
-        let page = self.tables[core][index];
-        if page.flags == 0 || page.flags & flag::OBSERVED != 0 {
-            return (std::ptr::null_mut(), 0, 0);
-        }
-        let data = &mut self.regions[usize::from(page.region)].data;
-        let (read, write) = page.direct_lengths(data.len());
-        (data.as_mut_ptr().wrapping_add(page.offset as usize), read, write)
-    }
-
-    /// Calls `each(index, ptr, read, write)` for every page of `core`'s
-    /// view that [`Memory::host_page`] would give a nonzero length: a walk
-    /// over the mapped regions, not over the 65,536 entries of the table.
-    pub fn for_each_host_page(&mut self, core: usize, mut each: impl FnMut(usize, *mut u8, u32, u32)) {
-        let table = &self.tables[core];
-        for (index, region) in self.regions.iter_mut().enumerate() {
-            let first = (region.base >> PAGE_SHIFT) as usize;
-            for p in first..first + region.size.div_ceil(PAGE_SIZE) as usize {
-                let page = table[p];
-                if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::OBSERVED != 0 {
-                    continue;
-                }
-                let (read, write) = page.direct_lengths(region.data.len());
-                if read != 0 || write != 0 {
-                    each(p, region.data.as_mut_ptr().wrapping_add(page.offset as usize), read, write);
-                }
-            }
-        }
-    }
-
-    /// The region `core` sees at `addr`, as host memory for a fast path:
-    /// its address span (what the page tables map of it) and the bias
-    /// whose sum with a guest address in the span is the host address.
-    /// `None` unless the region allows the access (`write`: stores).
-    pub fn core_span(&mut self, core: usize, addr: u32, write: bool) -> Option<(u32, u64, *mut u8)> {
-        let index = self.region_for(core, addr)?;
-        let region = &mut self.regions[index];
-        if !(if write { region.perms.write } else { region.perms.read }) {
-            return None;
-        }
-        // Pages map `data` from the page holding `base` (see `add_region`).
-        let first = region.base & !(PAGE_SIZE - 1);
-        let end = region.end().min(u64::from(first) + region.data.len() as u64);
-        let bias = region.data.as_mut_ptr().wrapping_sub(first as usize);
-        Some((region.base, end, bias))
-    }
-
-    /// The code-granule bitmap (one bit per 4 KiB holding decoded code):
-    /// a fast store path must leave stores into set granules to
-    /// [`Memory::store`]. The slice never moves.
-    pub fn code_granule_bits(&self) -> *const u64 {
-        self.code_granules.as_ptr()
-    }
-
-    /// Whether any 4 KiB granule of `[start, start + len)` holds decoded code.
-    pub fn holds_code(&self, start: u32, len: u32) -> bool {
-        let last = start.saturating_add(len.max(1) - 1);
-        (start >> CODE_SHIFT..=last >> CODE_SHIFT).any(|g| self.granule_has_code(g << CODE_SHIFT))
-    }
-
-    #[inline(always)]
-    fn granule_has_code(&self, addr: u32) -> bool {
-        let g = (addr >> CODE_SHIFT) as usize;
-        self.code_granules[(g >> 6) & (CODE_GRANULE_WORDS - 1)] >> (g & 63) & 1 != 0
-    }
-
     /// Why an access the fast path refused fails.
     #[cold]
     fn fault(&self, core: usize, addr: u32, size: usize, access: AccessKind, need: u8) -> MemFault {
@@ -751,198 +481,6 @@ impl Memory {
         let n = buf.len().min(data.len() - off);
         buf[..n].copy_from_slice(&data[off..off + n]);
         Ok(n)
-    }
-
-    // ---- code coherence ----
-
-    /// Records that `[start, end)` is decoded into a cached block.
-    pub fn mark_code(&mut self, start: u32, end: u32) {
-        // One map lookup per granule the range touches, not per byte.
-        let mut addr = u64::from(start);
-        while addr < u64::from(end) {
-            let granule = (addr >> CODE_SHIFT) as u32;
-            let granule_start = u64::from(granule) << CODE_SHIFT;
-            let stop = u64::from(end).min(granule_start + (1 << CODE_SHIFT));
-            let bits = self.code_bytes.entry(granule).or_insert_with(|| Box::new([0; 64]));
-            for bit in (addr - granule_start) as usize..(stop - granule_start) as usize {
-                bits[bit / 64] |= 1 << (bit % 64);
-            }
-            addr = stop;
-        }
-        if start < end {
-            for g in (start >> CODE_SHIFT)..=((end - 1) >> CODE_SHIFT) {
-                self.code_granules[(g >> 6) as usize] |= 1 << (g & 63);
-            }
-        }
-    }
-
-    /// Forgets every decoded byte (the block caches flush on the new epoch):
-    /// needed when code changed behind the cores' backs, or when blocks must
-    /// be decoded anew (a new hook inside one).
-    pub fn forget_code(&mut self) {
-        self.code_epoch += 1;
-        // Granule bits are set only with `code_bytes` entries: with none,
-        // the 128 KiB bitmap is already clear (the loader's many host
-        // writes come before anything is decoded).
-        if !self.code_bytes.is_empty() {
-            self.code_bytes.clear();
-            self.code_granules.fill(0);
-        }
-    }
-
-    fn note_code_write(&mut self, addr: u32, size: u32) {
-        let hit = (addr..addr.saturating_add(size)).any(|a| {
-            self.code_bytes.get(&(a >> CODE_SHIFT)).is_some_and(|bits| {
-                let bit = (a & ((1 << CODE_SHIFT) - 1)) as usize;
-                bits[bit / 64] & (1 << (bit % 64)) != 0
-            })
-        });
-        if hit {
-            // Every cache flushes on its next lookup; the maps restart empty.
-            self.forget_code();
-        }
-    }
-
-    // ---- host access (loader, tensors): no permissions, no checks ----
-
-    /// The region and offset holding `[addr, addr + len)` entirely.
-    fn host_span(&self, addr: u32, len: usize) -> Result<(usize, usize), HostAccessError> {
-        let index = self.regions.iter().position(|r| r.contains(addr)).ok_or(HostAccessError::Unmapped { addr })?;
-        let region = &self.regions[index];
-        let off = (addr - region.base) as usize;
-        if off + len > region.size as usize {
-            return Err(HostAccessError::PastEnd {
-                len,
-                addr,
-                region: region.name.clone(),
-                base: region.base,
-                end: region.end(),
-            });
-        }
-        Ok((index, off))
-    }
-
-    /// The region holding `addr` as `core` sees it, and the offset there.
-    fn host_region_for(&self, core: usize, addr: u32) -> Result<(&Region, usize), HostAccessError> {
-        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
-        let region = &self.regions[index];
-        Ok((region, (addr - region.base) as usize))
-    }
-
-    /// Writes bytes as the host (loader, launch block, tensors).
-    pub fn host_write(&mut self, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
-        let (index, off) = self.host_span(addr, bytes.len())?;
-        self.regions[index].data[off..off + bytes.len()].copy_from_slice(bytes);
-        self.forget_code();
-        Ok(())
-    }
-
-    /// Writes bytes into the copy of a private region that `core` sees.
-    pub fn host_write_for(&mut self, core: usize, addr: u32, bytes: &[u8]) -> Result<(), HostAccessError> {
-        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
-        let region = &mut self.regions[index];
-        let off = (addr - region.base) as usize;
-        let len = bytes.len();
-        let Some(dst) = region.data.get_mut(off..off + len) else {
-            return Err(HostAccessError::OverrunFor { core, len, addr, region: region.name.clone() });
-        };
-        dst.copy_from_slice(bytes);
-        self.forget_code();
-        Ok(())
-    }
-
-    pub fn host_read(&self, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
-        let (index, off) = self.host_span(addr, len)?;
-        Ok(&self.regions[index].data[off..off + len])
-    }
-
-    pub fn host_read_for(&self, core: usize, addr: u32, len: usize) -> Result<&[u8], HostAccessError> {
-        let (region, off) = self.host_region_for(core, addr)?;
-        region.data.get(off..off + len).ok_or_else(|| HostAccessError::OverrunFor {
-            core,
-            len,
-            addr,
-            region: region.name.clone(),
-        })
-    }
-
-    /// The bytes `[addr, addr + len)` as `core` sees them, moved out of
-    /// their region rather than copied: the region's buffer becomes the
-    /// result (its head moved out in place, which touches no fresh
-    /// memory), and the region is left empty, so every later access to it
-    /// faults or fails. For collecting a finished run's output.
-    pub fn take_bytes_for(&mut self, core: usize, addr: u32, len: usize) -> Result<Vec<u8>, HostAccessError> {
-        self.host_read_for(core, addr, len)?;
-        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
-        let region = &mut self.regions[index];
-        let off = (addr - region.base) as usize;
-        let mut data = std::mem::take(&mut region.data);
-        region.size = 0;
-        self.layout_epoch += 1;
-        data.truncate(off + len);
-        data.drain(..off);
-        // Gives back the rest of the region (most of it never touched).
-        data.shrink_to_fit();
-        Ok(data)
-    }
-
-    pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {
-        let b = self.host_read_for(core, addr, 4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    /// Reads a NUL-terminated string (at most `max` bytes) as `core` sees it.
-    pub fn host_read_cstr_for(&self, core: usize, addr: u32, max: usize) -> Result<String, HostAccessError> {
-        let (region, off) = self.host_region_for(core, addr)?;
-        let tail = &region.data[off..];
-        let tail = &tail[..tail.len().min(max)];
-        let end = tail.iter().position(|&b| b == 0).ok_or(HostAccessError::NoNul { max, addr })?;
-        Ok(String::from_utf8_lossy(&tail[..end]).into_owned())
-    }
-
-    // ---- reports ----
-
-    /// One line per region `core` can see, then the private regions of others.
-    pub fn describe_map(&self, core: usize) -> String {
-        let mut out = String::new();
-        for (i, r) in self.regions.iter().enumerate() {
-            let visible = self.region_for(core, r.base).is_some_and(|j| j == i);
-            let _ = writeln!(
-                out,
-                "  {:#010x}..{:#010x} {} {}{}",
-                r.base,
-                r.end(),
-                r.perms.describe(),
-                r.name,
-                if visible { "" } else { " (not visible to this core)" }
-            );
-        }
-        out
-    }
-
-    /// A one-line explanation of a fault: the access, and what lies there.
-    pub fn explain_fault(&self, core: usize, fault: &MemFault) -> String {
-        let what = match fault.kind {
-            FaultKind::Permission => {
-                let region = self.region_for(core, fault.addr).map(|i| &self.regions[i]);
-                match region {
-                    Some(r) => format!("{} is {}", r.name, r.perms.describe()),
-                    None => "permission denied".into(),
-                }
-            }
-            FaultKind::Unmapped => {
-                let page = self.page(core, fault.addr);
-                let own = (page.flags != 0).then(|| &self.regions[usize::from(page.region)]);
-                match (own, self.any_region(fault.addr)) {
-                    (Some(r), _) => {
-                        format!("the access runs past the end of {} ({:#010x}..{:#010x})", r.name, r.base, r.end())
-                    }
-                    (None, Some(r)) => format!("{} is not visible to core {core}", r.name),
-                    (None, None) => "nothing is mapped there".into(),
-                }
-            }
-        };
-        format!("{}-byte {} {:#010x}: {what}", fault.size, fault.access.verb(), fault.addr)
     }
 }
 
