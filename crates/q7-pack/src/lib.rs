@@ -211,7 +211,7 @@ fn log_fates(elf: &ElfFile, fates: &[Fate], log: &mut Log) {
 /// The rebase table from the input's static relocations, or the one an
 /// already cleaned input carries, or none.
 fn rebase_table(elf: &ElfFile, fates: &[Fate], log: &mut Log) -> Result<Option<RebaseTable>> {
-    if let Some((table, stats)) = RebaseTable::from_relocations(elf, fates)? {
+    if let Some((table, stats)) = RebaseTable::from_relocations(elf, &|i| fates.get(i) == Some(&Fate::Keep))? {
         log.line(format_args!(
             "rebase: {} relocation tables, {} entries: {} absolute R_XTENSA_32 words to patch when the image moves \
              ({} in removed sections, {} against non-loaded sections; the rest are PC-relative or markers), \
