@@ -7,10 +7,10 @@ use std::path::Path;
 
 use crate::backend_errors;
 use crate::command::Command;
-use crate::driver::{io_err, with_suffix, BuildError, BuildRequest, Observer, Unit};
 use crate::exec::{self, ExecError};
 use crate::incremental;
 use crate::profile::{self, AsmJob, CompileFlags, Language, OpenSetup};
+use crate::request::{io_err, with_suffix, BuildError, BuildRequest, Observer, Unit};
 
 /// A C/C++ source in the open profile: clang-22 to LLVM IR, q7's rewrites
 /// for the backend's defects (crate::legalize), llc-22, the literal-pool

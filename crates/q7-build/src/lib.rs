@@ -16,6 +16,7 @@ pub mod legalize;
 pub mod lsp;
 pub mod native;
 pub mod profile;
+mod request;
 pub use q7_target::schema;
 pub mod sdk;
 pub mod shape;

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::command::Command;
-use crate::driver::{self, Observer};
+use crate::driver::Observer;
 use crate::exec::{self, ExecError};
 use crate::incremental;
 use crate::profile::{self, Env};
@@ -115,7 +115,7 @@ pub fn build(
     // has its own lock in the driver).
     std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
     let lock_path = host.join(".q7-shape.lock");
-    let _lock = driver::lock_file(&lock_path)
+    let _lock = crate::request::lock_file(&lock_path)
         .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
     for (rel, text) in HOST_FILES {
         write_if_changed(&host.join(rel), text)?;

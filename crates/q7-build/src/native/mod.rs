@@ -28,10 +28,10 @@ pub use child::{signal_name, Interrupts};
 pub use launch::{NativeArg, NativeLaunch, NativeReport, NativeTensor};
 
 use crate::command::Command;
-use crate::driver::{self, BuildRequest, Observer};
 use crate::exec::ExecError;
 use crate::incremental;
 use crate::profile::{self, Env};
+use crate::request::{self, BuildRequest, Observer};
 
 /// The manifest `q7 build` writes beside the images.
 pub const MANIFEST: &str = "q7-native.json";
@@ -190,7 +190,7 @@ pub fn build(
     let work = build_dir.join(sanitizer.dir());
     std::fs::create_dir_all(&work).map_err(io_err(&work))?;
     let lock_path = work.join(".q7-native.lock");
-    let _lock = driver::lock_file(&lock_path).map_err(io_err(&lock_path))?;
+    let _lock = request::lock_file(&lock_path).map_err(io_err(&lock_path))?;
     let wrapper = work.join("native_wrapper.cpp");
     let text = codegen::wrapper(manifest)
         .map_err(|e| NativeError::BadManifest { path: build_dir.join(MANIFEST).display().to_string(), error: e })?;
