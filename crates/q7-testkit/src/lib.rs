@@ -3,6 +3,7 @@
 //! tools that fail loudly when missing, and one deterministic [`Rng`].
 #![forbid(unsafe_code)]
 
+pub mod imports;
 mod rng;
 
 pub use rng::Rng;
