@@ -361,7 +361,7 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
     obs.phase("compile", units.len());
     let ran = timeline.phase("compile", units.len(), |clock| {
-        exec::parallel(&units, jobs, |u| {
+        q7_target::par::try_map(&units, jobs, |u| {
             let is_wrapper = u.obj == wrapper_obj;
             let includes: &[PathBuf] = if is_wrapper { &[] } else { &req.includes };
             let r = clock.step(|| compile_unit(&tools, req, u, includes, obs))?;
@@ -384,7 +384,7 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     let (phase, steps) = if pack { ("link+pack", 2 * targets.len()) } else { ("link", targets.len()) };
     obs.phase(phase, steps);
     let ran = timeline.phase(phase, steps, |clock| {
-        exec::parallel(&targets, jobs, |(window, artifact)| {
+        q7_target::par::try_map(&targets, jobs, |(window, artifact)| {
             clock.step(|| {
                 let lib = path_of(artifact, ArtifactKind::Linked);
                 let linked = link_one(&tools, *window, &objs, &lib, obs)?;

@@ -166,7 +166,7 @@ fn build_archive(
     jobs: usize,
     on_command: &(dyn Fn(&Command) + Sync),
 ) -> Result<(), SdkError> {
-    let objects = exec::parallel(sources, jobs, |src| -> Result<PathBuf, SdkError> {
+    let objects = q7_target::par::try_map(sources, jobs, |src| -> Result<PathBuf, SdkError> {
         let rel = src.strip_prefix(dir.join("src")).unwrap_or(src);
         let stem = rel.to_string_lossy().replace(['/', '.'], "_");
         let obj = work.join(format!("{stem}.o"));

@@ -23,6 +23,7 @@ pub mod fs;
 pub mod launch;
 pub mod memmap;
 pub mod num;
+pub mod par;
 pub mod schema;
 pub mod stale;
 

@@ -132,7 +132,7 @@ fn build_into(
     std::fs::create_dir_all(&obj_dir).map_err(io_err(&obj_dir))?;
     let sdk = HostSdk { include: tmp.join("include"), native: tmp.join("native"), objects: Vec::new() };
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    exec::parallel(sources, jobs, |rel| -> Result<(), NativeError> {
+    q7_target::par::try_map(sources, jobs, |rel| -> Result<(), NativeError> {
         let src = tmp.join(rel);
         let cmd = sdk.compile(cxx, sanitizer, &src, &[], &[]).path_arg("-o", &obj_dir.join(object_name(rel)));
         on_command(&cmd);

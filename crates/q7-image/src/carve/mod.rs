@@ -106,7 +106,7 @@ pub struct Agreement {
 pub fn carve(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> CarveReport {
     let host = getter::HostFile::parse(data);
     let offsets = scan_magic(data, progress);
-    let mut hits: Vec<Hit> = crate::par::map_parallel(&offsets, |&off| examine(data, off, host.as_ref()));
+    let mut hits: Vec<Hit> = q7_target::par::map(&offsets, |&off| examine(data, off, host.as_ref()));
     let distinct = collapse(data, &mut hits);
     let getters = host.as_ref().map(|h| getter::scan(data, h, &hits));
     let flat = flat::looks_flat(data).then(|| flat::scan(data, &hits));
