@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 pub mod artifacts;
+pub mod digest;
 pub mod dtype;
 pub mod fs;
 pub mod launch;
