@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use common::*;
-use q7_image::roster::demangle::demangle;
+use q7_elf::demangle::demangle;
 use serde_json::Value;
 
 fn host(name: &str) -> PathBuf {
