@@ -16,8 +16,7 @@ use crate::exec::{self, ExecError};
 use crate::incremental;
 use crate::profile::{self, Env};
 
-/// The host program's file name in the build directory (q7 run looks for it).
-pub const PROGRAM: &str = "q7-shape";
+pub use q7_target::artifacts::SHAPE_PROGRAM as PROGRAM;
 
 /// Files written under `<build>/shape/` before the compile.
 const HOST_FILES: &[(&str, &str)] = &[
