@@ -17,12 +17,12 @@ use crate::builddir;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
 use crate::request::{io_err, lock_file, with_suffix, Unit};
 pub use crate::request::{BuildError, BuildReport, BuildRequest, Observer, Quiet, ToolchainChoice};
 use crate::schema;
 use crate::sdk;
 use crate::timeline::Timeline;
+use crate::toolchain::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
 use crate::wrapper;
 
 /// Every source is a file, and there is at least one: said before any
@@ -100,30 +100,30 @@ fn make(
 /// Resolves the toolchain and prepares what it needs (SDK, LSPs).
 fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Tools, BuildError> {
     let vendor = VendorSetup::from_env(env);
-    let vendor_cc = profile::find_program(env, profile::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin));
+    let vendor_cc = toolchain::find_program(env, toolchain::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin));
     let use_vendor = match req.toolchain {
         ToolchainChoice::XtensaTools => true,
         ToolchainChoice::Open => false,
         ToolchainChoice::Auto => vendor_cc.is_some(),
     };
     if use_vendor {
-        let cc = vendor_cc.ok_or_else(|| BuildError::ToolMissing(profile::VENDOR_COMPILER.into()))?;
-        let packer = profile::find_program(env, profile::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
+        let cc = vendor_cc.ok_or_else(|| BuildError::ToolMissing(toolchain::VENDOR_COMPILER.into()))?;
+        let packer = toolchain::find_program(env, toolchain::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
         return Ok(Tools::Vendor { setup: vendor, cc, packer });
     }
     let find = |name: &str| {
-        profile::find_program(env, name, &[])
+        toolchain::find_program(env, name, &[])
             .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
     };
-    let cc = find(profile::OPEN_CC)?;
+    let cc = find(toolchain::OPEN_CC)?;
     let cache = sdk::cache_root(env, &req.build_dir);
     let resource = sdk::resource_include(&cc, &cache)
-        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", profile::OPEN_CC)))?;
+        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", toolchain::OPEN_CC)))?;
     let setup = OpenSetup {
-        mc: find(profile::OPEN_MC)?,
-        llc: find(profile::OPEN_LLC)?,
-        ld: find(profile::OPEN_LD)?,
-        ar: find(profile::OPEN_AR)?,
+        mc: find(toolchain::OPEN_MC)?,
+        llc: find(toolchain::OPEN_LLC)?,
+        ld: find(toolchain::OPEN_LD)?,
+        ar: find(toolchain::OPEN_AR)?,
         cc,
         resource_include: resource,
     };
@@ -186,7 +186,7 @@ fn compile_unit(
             make(obs, &first, &unit.obj, &inputs, || {
                 builddir::clear(&[&asm, &dep, &tmp_obj])?;
                 exec::run(&first).map_err(compile_err)?;
-                let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
+                let fixed = toolchain::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
                     .map_err(|(path, source)| io_err(&path)(source))?;
                 let second = setup.assemble(&fixed, &tmp_obj);
                 obs.command(&second);

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::builddir::BuildDirError;
 use crate::command::Command;
 use crate::exec::ExecError;
-use crate::profile::Toolchain;
 use crate::schema::SchemaError;
 use crate::sdk::SdkError;
 use crate::timeline::PhaseTime;
+use crate::toolchain::Toolchain;
 use crate::wrapper::WrapperError;
 
 /// Which toolchain the caller asked for.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::command::Command;
 use crate::exec::{self, ExecError};
-use crate::profile::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
+use crate::toolchain::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 

@@ -14,7 +14,7 @@ use crate::command::Command;
 use crate::driver::Observer;
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{self, Env};
+use crate::toolchain::{self, Env};
 
 pub use q7_target::artifacts::SHAPE_PROGRAM as PROGRAM;
 
@@ -107,7 +107,7 @@ pub fn build(
     if let Some(named) = sources.iter().find(|s| crate::command::read_as_response_file(s)) {
         return Err(ShapeError::ResponseFileName(named.display().to_string()));
     }
-    let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+    let cxx = HOST_COMPILERS.iter().find_map(|c| toolchain::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
     crate::builddir::ensure_private(build_dir)?;
     let host = build_dir.join("shape");
     // Two builds into one directory take turns here too (the device build

@@ -30,8 +30,8 @@ pub use launch::{NativeArg, NativeLaunch, NativeReport, NativeTensor};
 use crate::command::Command;
 use crate::exec::ExecError;
 use crate::incremental;
-use crate::profile::{self, Env};
 use crate::request::{self, BuildRequest, Observer};
+use crate::toolchain::{self, Env};
 
 /// The manifest `q7 build` writes beside the images.
 pub const MANIFEST: &str = "q7-native.json";
@@ -181,7 +181,7 @@ pub fn build(
     if let Some(asm) = manifest.sources.iter().find(|s| s.extension().is_some_and(|e| e == "S" || e == "s")) {
         return Err(NativeError::Assembly(asm.display().to_string()));
     }
-    let cxx = profile::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
+    let cxx = toolchain::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
     let cache = crate::sdk::cache_root(env, build_dir);
     obs.phase("host sdk", 1);
     let sdk = host_sdk::ensure(&cxx, &cache, sanitizer, &|c| obs.command(c))?;

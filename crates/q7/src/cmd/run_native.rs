@@ -11,7 +11,7 @@ use q7_build::native::compare::{self, Comparison, View};
 use q7_build::native::{
     self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
 };
-use q7_build::profile::ProcessEnv;
+use q7_build::toolchain::ProcessEnv;
 use q7_sim::npy::{self, Array};
 use q7_sim::op::{Destination, KernelArg, OpError, OpLibrary, OpReport};
 
