@@ -21,6 +21,7 @@ tools=(
   "csmith:csmith"
   "creduce:creduce"
   "tmux:tmux"
+  "valgrind:valgrind"
 )
 
 missing=()

@@ -21,6 +21,8 @@ echo "== python: the q7 package (PyTorch front end) and its pytest suite"
 # (anyhow, memchr, rustix, serde_core, syn) than the workspace, so its crates
 # compile again.
 Q7_PY_PROFILE=dev scripts/python-env.sh
+echo "== python: the bridge (q7._q7) under valgrind's memcheck"
+scripts/bridge-memcheck.sh
 # pytest exits 5 when it collected no tests: that is a failure here too.
 status=0
 .venv/bin/python -m pytest -q python/tests || status=$?

@@ -18,6 +18,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = q7_image::rebase_diff::rebase_diff(&[elf.clone(), elf]);
     }
     if let Ok(name) = std::str::from_utf8(data) {
-        let _ = q7_image::roster::demangle::demangle(name);
+        let _ = q7_elf::demangle::demangle(name);
     }
 });

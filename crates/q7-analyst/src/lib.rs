@@ -19,7 +19,6 @@ pub mod diff;
 pub mod evidence;
 pub mod expr;
 pub mod oracle;
-pub mod sha256;
 pub mod struct_layout;
 
 pub use evidence::{Evidence, EvidenceKind};

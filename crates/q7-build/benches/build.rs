@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use q7_build::driver::{build, BuildRequest, Quiet, ToolchainChoice};
-use q7_build::profile::ProcessEnv;
+use q7_build::toolchain::ProcessEnv;
 
 fn request(dir: &Path, jobs: usize) -> BuildRequest {
     let root = q7_testkit::repo_root();

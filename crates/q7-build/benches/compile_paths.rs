@@ -13,25 +13,26 @@ use std::time::{Duration, Instant};
 
 use q7_build::driver::{build, BuildRequest, Quiet, ToolchainChoice};
 use q7_build::exec::run;
-use q7_build::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, ProcessEnv};
+use q7_build::toolchain::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, ProcessEnv};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
 }
 
 fn tool(name: &str) -> PathBuf {
-    profile::find_program(&ProcessEnv, name, &[]).unwrap_or_else(|| panic!("{name} missing: run scripts/bootstrap.sh"))
+    toolchain::find_program(&ProcessEnv, name, &[])
+        .unwrap_or_else(|| panic!("{name} missing: run scripts/bootstrap.sh"))
 }
 
 fn setup() -> OpenSetup {
-    let cc = tool(profile::OPEN_CC);
+    let cc = tool(toolchain::OPEN_CC);
     let out = run(&q7_build::command::Command::new(&cc).arg("-print-resource-dir")).expect("clang-22 runs");
     let resource = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("include");
     OpenSetup {
-        mc: tool(profile::OPEN_MC),
-        llc: tool(profile::OPEN_LLC),
-        ld: tool(profile::OPEN_LD),
-        ar: tool(profile::OPEN_AR),
+        mc: tool(toolchain::OPEN_MC),
+        llc: tool(toolchain::OPEN_LLC),
+        ld: tool(toolchain::OPEN_LD),
+        ar: tool(toolchain::OPEN_AR),
         cc,
         resource_include: resource,
     }
@@ -42,7 +43,7 @@ fn direct(open: &OpenSetup, flags: &CompileFlags, src: &Path, work: &Path) {
     let (asm, fixed, obj, dep) = (work.join("a.s"), work.join("a.q7.s"), work.join("a.o"), work.join("a.d"));
     let job = AsmJob { lang: Language::Cpp, src, asm: &asm, depfile: &dep, dep_target: &obj };
     run(&open.compile_to_asm(flags, &job)).expect("clang -S");
-    profile::assembly_for_mc(Language::Cpp, &asm, &fixed).expect("fix-up");
+    toolchain::assembly_for_mc(Language::Cpp, &asm, &fixed).expect("fix-up");
     run(&open.assemble(&fixed, &obj)).expect("llvm-mc");
 }
 
@@ -56,7 +57,7 @@ fn through_ir(open: &OpenSetup, flags: &CompileFlags, src: &Path, work: &Path) {
     let legalized = q7_build::legalize::legalize(&text).expect("example sources need no refusal");
     std::fs::write(&legal, legalized.ir).expect("write IR");
     run(&open.codegen(Language::Cpp, &[], &legal, &asm)).expect("llc");
-    profile::assembly_for_mc(Language::Cpp, &asm, &fixed).expect("fix-up");
+    toolchain::assembly_for_mc(Language::Cpp, &asm, &fixed).expect("fix-up");
     run(&open.assemble(&fixed, &obj)).expect("llvm-mc");
 }
 

@@ -13,99 +13,17 @@ use q7_target::memmap::Window;
 use q7_target::{Artifact, ArtifactKind};
 
 use crate::backend_errors;
-use crate::builddir::{self, BuildDirError};
+use crate::builddir;
 use crate::command::Command;
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
-use crate::schema::{self, SchemaError};
-use crate::sdk::{self, SdkError};
-use crate::timeline::{PhaseTime, Timeline};
-use crate::wrapper::{self, WrapperError};
-
-/// Which toolchain the caller asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ToolchainChoice {
-    /// `xtensa-tools` when `xt-clang++` is found, else `open`.
-    #[default]
-    Auto,
-    XtensaTools,
-    Open,
-}
-
-/// Everything `q7 build` needs (the arguments of `compile()`).
-#[derive(Clone, Debug, Default)]
-pub struct BuildRequest {
-    /// Library name; its extension, if any, is dropped (`librelu.so` → `librelu`).
-    pub name: String,
-    pub functions: Vec<String>,
-    pub schemas: Vec<String>,
-    pub sources: Vec<PathBuf>,
-    pub build_dir: PathBuf,
-    pub includes: Vec<PathBuf>,
-    pub cflags: Vec<String>,
-    pub multicore: bool,
-    pub toolchain: ToolchainChoice,
-    /// Parallel jobs (at least 1).
-    pub jobs: usize,
-}
-
-/// What the build made and how much work it did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct BuildReport {
-    pub toolchain: Option<Toolchain>,
-    /// The linked images, one per window.
-    pub libraries: Vec<PathBuf>,
-    pub stripped: Vec<PathBuf>,
-    pub packed: Vec<PathBuf>,
-    pub wrapper: PathBuf,
-    /// Steps run and steps found up to date.
-    pub steps_run: usize,
-    pub steps_skipped: usize,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    #[error("Could not find {0}")]
-    ToolMissing(String),
-    #[error("Cant find source file {0}")]
-    MissingSource(String),
-    #[error("{0}: is a directory, not a source file")]
-    SourceIsDirectory(String),
-    #[error("{0}: a source whose name starts with `@` is read by clang as a response file of options; rename it")]
-    ResponseFileName(String),
-    #[error("no source files: give the op's .cpp/.c/.S files")]
-    NoSources,
-    #[error("{0}: not a C, C++ or assembly source (.c .cpp .cc .cxx .S)")]
-    UnknownLanguage(String),
-    #[error("sources {0} and {1} would both compile to {2}")]
-    ObjectClash(String, String, String),
-    #[error("{path}: the build would overwrite this source with its generated {generated}; build into another directory or rename the source")]
-    SourceOverwritten { path: String, generated: String },
-    #[error(transparent)]
-    Schema(#[from] SchemaError),
-    #[error(transparent)]
-    Wrapper(#[from] WrapperError),
-    #[error("Error compiling {src}: {error}")]
-    Compile { src: String, error: ExecError },
-    /// A construct the open profile cannot compile correctly (one line).
-    #[error("{src}: {reason}")]
-    Refused { src: String, reason: String },
-    #[error("Error linking {lib}: {error}")]
-    Link { lib: String, error: ExecError },
-    #[error("Error packing {lib}: {error}")]
-    Pack { lib: String, error: String },
-    #[error(transparent)]
-    Sdk(#[from] SdkError),
-    // The message carries the cause (not a `source` too: a chained report
-    // would print it twice).
-    #[error("{path}: {error}")]
-    Io { path: String, error: std::io::Error },
-    #[error("library name '{0}' is empty or not a plain file name")]
-    BadName(String),
-    #[error(transparent)]
-    BuildDir(#[from] BuildDirError),
-}
+use crate::request::{io_err, lock_file, with_suffix, Unit};
+pub use crate::request::{BuildError, BuildReport, BuildRequest, Observer, Quiet, ToolchainChoice};
+use crate::schema;
+use crate::sdk;
+use crate::timeline::Timeline;
+use crate::toolchain::{self, AsmJob, CompileFlags, Env, Language, OpenSetup, Toolchain, VendorSetup};
+use crate::wrapper;
 
 /// Every source is a file, and there is at least one: said before any
 /// tool runs.
@@ -134,38 +52,6 @@ fn lock_build_dir(dir: &Path) -> Result<std::fs::File, BuildError> {
     lock_file(&path).map_err(io_err(&path))
 }
 
-/// Opens (creating) `path` and waits for an exclusive lock on it; the lock
-/// lasts as long as the returned file.
-pub(crate) fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path)?;
-    file.lock()?;
-    Ok(file)
-}
-
-pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |error| BuildError::Io { path: path.display().to_string(), error }
-}
-
-/// Observes the build: progress and, under `-v`, each command.
-pub trait Observer: Sync {
-    /// A phase begins with `steps` steps.
-    fn phase(&self, name: &str, steps: usize);
-    /// One step finished (`skipped` when it was up to date).
-    fn step(&self, label: &str, skipped: bool);
-    fn command(&self, cmd: &Command);
-    /// The finished build's phases (for `-v`).
-    fn timeline(&self, _phases: &[PhaseTime], _jobs: usize) {}
-}
-
-/// An observer that says nothing.
-pub struct Quiet;
-
-impl Observer for Quiet {
-    fn phase(&self, _: &str, _: usize) {}
-    fn step(&self, _: &str, _: bool) {}
-    fn command(&self, _: &Command) {}
-}
-
 enum Tools {
     Vendor {
         setup: VendorSetup,
@@ -192,12 +78,6 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, BuildError> {
     Ok(true)
 }
 
-pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
 /// Runs `cmd` to make `output` unless it is up to date with `inputs`.
 /// Returns whether it ran.
 fn make(
@@ -220,30 +100,30 @@ fn make(
 /// Resolves the toolchain and prepares what it needs (SDK, LSPs).
 fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Tools, BuildError> {
     let vendor = VendorSetup::from_env(env);
-    let vendor_cc = profile::find_program(env, profile::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin));
+    let vendor_cc = toolchain::find_program(env, toolchain::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin));
     let use_vendor = match req.toolchain {
         ToolchainChoice::XtensaTools => true,
         ToolchainChoice::Open => false,
         ToolchainChoice::Auto => vendor_cc.is_some(),
     };
     if use_vendor {
-        let cc = vendor_cc.ok_or_else(|| BuildError::ToolMissing(profile::VENDOR_COMPILER.into()))?;
-        let packer = profile::find_program(env, profile::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
+        let cc = vendor_cc.ok_or_else(|| BuildError::ToolMissing(toolchain::VENDOR_COMPILER.into()))?;
+        let packer = toolchain::find_program(env, toolchain::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
         return Ok(Tools::Vendor { setup: vendor, cc, packer });
     }
     let find = |name: &str| {
-        profile::find_program(env, name, &[])
+        toolchain::find_program(env, name, &[])
             .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
     };
-    let cc = find(profile::OPEN_CC)?;
+    let cc = find(toolchain::OPEN_CC)?;
     let cache = sdk::cache_root(env, &req.build_dir);
     let resource = sdk::resource_include(&cc, &cache)
-        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", profile::OPEN_CC)))?;
+        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", toolchain::OPEN_CC)))?;
     let setup = OpenSetup {
-        mc: find(profile::OPEN_MC)?,
-        llc: find(profile::OPEN_LLC)?,
-        ld: find(profile::OPEN_LD)?,
-        ar: find(profile::OPEN_AR)?,
+        mc: find(toolchain::OPEN_MC)?,
+        llc: find(toolchain::OPEN_LLC)?,
+        ld: find(toolchain::OPEN_LD)?,
+        ar: find(toolchain::OPEN_AR)?,
         cc,
         resource_include: resource,
     };
@@ -258,12 +138,6 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
     // and for bisecting a suspected legaliser problem.
     let direct_asm = env.var("Q7_DIRECT_ASM").is_some_and(|v| v == "1");
     Ok(Tools::Open { setup, sdk, lsp_dir, direct_asm })
-}
-
-/// One compile job: a source and the object it makes.
-pub(crate) struct Unit {
-    pub(crate) src: PathBuf,
-    pub(crate) obj: PathBuf,
 }
 
 fn compile_unit(
@@ -312,7 +186,7 @@ fn compile_unit(
             make(obs, &first, &unit.obj, &inputs, || {
                 builddir::clear(&[&asm, &dep, &tmp_obj])?;
                 exec::run(&first).map_err(compile_err)?;
-                let fixed = profile::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
+                let fixed = toolchain::assembly_for_mc(lang, &asm, &unit.obj.with_extension("q7.s"))
                     .map_err(|(path, source)| io_err(&path)(source))?;
                 let second = setup.assemble(&fixed, &tmp_obj);
                 obs.command(&second);
@@ -487,7 +361,7 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     units.push(Unit { src: wrapper_src.clone(), obj: wrapper_obj.clone() });
     obs.phase("compile", units.len());
     let ran = timeline.phase("compile", units.len(), |clock| {
-        exec::parallel(&units, jobs, |u| {
+        q7_target::par::try_map(&units, jobs, |u| {
             let is_wrapper = u.obj == wrapper_obj;
             let includes: &[PathBuf] = if is_wrapper { &[] } else { &req.includes };
             let r = clock.step(|| compile_unit(&tools, req, u, includes, obs))?;
@@ -510,7 +384,7 @@ pub fn build(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Bu
     let (phase, steps) = if pack { ("link+pack", 2 * targets.len()) } else { ("link", targets.len()) };
     obs.phase(phase, steps);
     let ran = timeline.phase(phase, steps, |clock| {
-        exec::parallel(&targets, jobs, |(window, artifact)| {
+        q7_target::par::try_map(&targets, jobs, |(window, artifact)| {
             clock.step(|| {
                 let lib = path_of(artifact, ArtifactKind::Linked);
                 let linked = link_one(&tools, *window, &objs, &lib, obs)?;

@@ -1,8 +1,5 @@
 //! Running commands: capture their output, report failures with the tool's
-//! stderr, and run independent jobs in parallel with fail-fast.
-
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+//! stderr (jobs run in parallel through `q7_target::par::try_map`).
 
 use crate::command::Command;
 
@@ -48,51 +45,9 @@ pub fn run(cmd: &Command) -> Result<std::process::Output, ExecError> {
     }
 }
 
-/// Runs `work(item)` over `items` on up to `jobs` threads. Stops starting new
-/// items after the first error and returns the first error (in item order).
-pub fn parallel<T: Sync, R: Send, E: Send>(
-    items: &[T],
-    jobs: usize,
-    work: impl Fn(&T) -> Result<R, E> + Sync,
-) -> Result<Vec<R>, E> {
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<R, E>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(|| loop {
-                if failed.load(Ordering::Relaxed) {
-                    return;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { return };
-                let r = work(item);
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    let mut out = Vec::with_capacity(items.len());
-    for r in results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten() {
-        out.push(r?);
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parallel_keeps_order_and_reports_the_first_error() {
-        let items: Vec<u32> = (0..50).collect();
-        let doubled = parallel(&items, 4, |&i| Ok::<_, String>(i * 2)).unwrap();
-        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
-        let r = parallel(&items, 1, |&i| if i == 3 || i == 7 { Err(i) } else { Ok(i) });
-        assert_eq!(r, Err(3));
-    }
 
     #[test]
     fn failed_command_carries_its_stderr() {

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::command::Command;
-use crate::driver::Observer;
 use crate::exec::{self, ExecError};
+use crate::request::Observer;
 
 fn stamp_path(output: &Path) -> PathBuf {
     let mut name = output.file_name().unwrap_or_default().to_os_string();

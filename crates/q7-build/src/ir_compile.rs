@@ -7,10 +7,10 @@ use std::path::Path;
 
 use crate::backend_errors;
 use crate::command::Command;
-use crate::driver::{io_err, with_suffix, BuildError, BuildRequest, Observer, Unit};
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{self, AsmJob, CompileFlags, Language, OpenSetup};
+use crate::request::{io_err, with_suffix, BuildError, BuildRequest, Observer, Unit};
+use crate::toolchain::{self, AsmJob, CompileFlags, Language, OpenSetup};
 
 /// A C/C++ source in the open profile: clang-22 to LLVM IR, q7's rewrites
 /// for the backend's defects (crate::legalize), llc-22, the literal-pool
@@ -52,7 +52,7 @@ pub(crate) fn compile_through_ir(
     exec::run(&first).map_err(compile_err)?;
     let text = std::fs::read_to_string(&ir).map_err(io_err(&ir))?;
     legalize_and_codegen(setup, &src, &text, &rewrite, &legal, &codegen, obs)?;
-    profile::assembly_for_mc(lang, &asm, &fixed).map_err(|(path, source)| io_err(&path)(source))?;
+    toolchain::assembly_for_mc(lang, &asm, &fixed).map_err(|(path, source)| io_err(&path)(source))?;
     obs.command(&assemble);
     exec::run(&assemble).map_err(compile_err)?;
     std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))?;

@@ -1,6 +1,6 @@
 //! `q7-build`: everything `q7 build` needs to turn op sources into linked,
 //! packed per-core images: schemas, wrapper codegen, linker support
-//! packages, toolchain profiles and the build driver.
+//! packages, the toolchains' argv (`toolchain`) and the build driver.
 // Unsafe code lives only in `native::child` (the host run's process group,
 // seccomp filter and signal handlers).
 #![deny(unsafe_code)]
@@ -15,7 +15,8 @@ mod ir_compile;
 pub mod legalize;
 pub mod lsp;
 pub mod native;
-pub mod profile;
+mod request;
+pub mod toolchain;
 pub use q7_target::schema;
 pub mod sdk;
 pub mod shape;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::command::Command;
 use crate::exec::{self, ExecError};
-use crate::profile::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
+use crate::toolchain::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 
@@ -90,28 +90,15 @@ pub fn resource_include(cc: &Path, cache: &Path) -> Result<PathBuf, ExecError> {
 /// needed before the archive, to compile the op's own sources).
 fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
     let dir = root.join(format!("sdk-{key:016x}"));
-    let include = dir.join("include");
-    if include.join(".complete").exists() {
-        return Ok(dir);
-    }
-    let tmp = root.join(q7_target::stale::tmp_name(&format!(".sdk-{key:016x}")));
-    let _ = std::fs::remove_dir_all(&tmp);
-    for (rel, bytes) in SDK_FILES {
-        let path = tmp.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap_or(&tmp)).map_err(io_err(&path))?;
-        std::fs::write(&path, bytes).map_err(io_err(&path))?;
-    }
-    std::fs::write(tmp.join("include/.complete"), b"").map_err(io_err(&tmp))?;
-    if std::fs::rename(&tmp, &dir).is_err() {
-        // Another build got there first; its copy is identical.
-        let _ = std::fs::remove_dir_all(&tmp);
-        if !include.join(".complete").exists() {
-            return Err(SdkError::Io {
-                path: dir.display().to_string(),
-                error: std::io::Error::other("could not place the SDK sources"),
-            });
+    let fill = |tmp: &Path| {
+        for (rel, bytes) in SDK_FILES {
+            let path = tmp.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap_or(tmp)).map_err(io_err(&path))?;
+            std::fs::write(&path, bytes).map_err(io_err(&path))?;
         }
-    }
+        Ok(())
+    };
+    q7_target::fs::publish_dir(&dir, "include/.complete", fill, |path, e| io_err(path)(e))?;
     Ok(dir)
 }
 
@@ -166,7 +153,7 @@ fn build_archive(
     jobs: usize,
     on_command: &(dyn Fn(&Command) + Sync),
 ) -> Result<(), SdkError> {
-    let objects = exec::parallel(sources, jobs, |src| -> Result<PathBuf, SdkError> {
+    let objects = q7_target::par::try_map(sources, jobs, |src| -> Result<PathBuf, SdkError> {
         let rel = src.strip_prefix(dir.join("src")).unwrap_or(src);
         let stem = rel.to_string_lossy().replace(['/', '.'], "_");
         let obj = work.join(format!("{stem}.o"));

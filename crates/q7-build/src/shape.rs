@@ -11,13 +11,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::command::Command;
-use crate::driver::{self, Observer};
+use crate::driver::Observer;
 use crate::exec::{self, ExecError};
 use crate::incremental;
-use crate::profile::{self, Env};
+use crate::toolchain::{self, Env};
 
-/// The host program's file name in the build directory (q7 run looks for it).
-pub const PROGRAM: &str = "q7-shape";
+pub use q7_target::artifacts::SHAPE_PROGRAM as PROGRAM;
 
 /// Files written under `<build>/shape/` before the compile.
 const HOST_FILES: &[(&str, &str)] = &[
@@ -108,14 +107,14 @@ pub fn build(
     if let Some(named) = sources.iter().find(|s| crate::command::read_as_response_file(s)) {
         return Err(ShapeError::ResponseFileName(named.display().to_string()));
     }
-    let cxx = HOST_COMPILERS.iter().find_map(|c| profile::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+    let cxx = HOST_COMPILERS.iter().find_map(|c| toolchain::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
     crate::builddir::ensure_private(build_dir)?;
     let host = build_dir.join("shape");
     // Two builds into one directory take turns here too (the device build
     // has its own lock in the driver).
     std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
     let lock_path = host.join(".q7-shape.lock");
-    let _lock = driver::lock_file(&lock_path)
+    let _lock = crate::request::lock_file(&lock_path)
         .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
     for (rel, text) in HOST_FILES {
         write_if_changed(&host.join(rel), text)?;

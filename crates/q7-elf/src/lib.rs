@@ -9,6 +9,7 @@
 
 pub mod ar;
 pub mod consts;
+pub mod demangle;
 mod endian;
 mod error;
 pub mod read;

@@ -6,7 +6,6 @@ pub mod carve;
 pub mod disasm;
 pub mod kinfo;
 pub mod layout;
-mod par;
 pub mod rebase_diff;
 pub mod roster;
 pub mod strings;

@@ -106,14 +106,6 @@ pub struct Insn {
 }
 
 impl Insn {
-    /// Builds an instruction from parts, taking the length from the encoding
-    /// table; `None` when there are too many operands. Operand validity is
-    /// checked by [`crate::encode()`]. `None` also for an opcode without an encoding.
-    pub fn new(op: Opcode, pc: u32, operands: &[Operand]) -> Option<Insn> {
-        let len = crate::table::spec_of(op)?.pattern.len;
-        Some(Insn { op, len, pc, operands: Operands::from_slice(operands)? })
-    }
-
     pub fn operands(&self) -> &[Operand] {
         self.operands.as_slice()
     }

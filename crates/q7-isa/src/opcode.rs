@@ -337,24 +337,6 @@ opcodes! {
     Lddec => "lddec",
 }
 
-impl Opcode {
-    /// The fixed bits and length of this opcode's encoding.
-    pub fn pattern(self) -> Option<crate::format::Pattern> {
-        crate::table::spec_of(self).map(|spec| spec.pattern)
-    }
-
-    /// The options a core needs for this instruction to exist.
-    pub fn requires(self) -> crate::options::FeatureSet {
-        crate::table::spec_of(self).map_or(crate::options::FeatureSet::EMPTY, |spec| spec.requires)
-    }
-
-    /// True when the instruction exists on a core configured by `opts` (the
-    /// post-increment and pre-update floating-point forms exclude each other).
-    pub fn available(self, opts: &crate::options::IsaOptions) -> bool {
-        crate::table::spec_of(self).is_some_and(|spec| spec.available(opts))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

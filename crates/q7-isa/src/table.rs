@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use crate::field::Field::{self, *};
 use crate::format::Pattern;
+use crate::insn::{Insn, Operand, Operands};
 use crate::opcode::Opcode::{self, *};
 use crate::options::{Feature, FeatureSet, IsaOptions};
 use crate::regs::Access;
@@ -555,6 +556,37 @@ pub(crate) fn rows_for_word(word: u32) -> impl Iterator<Item = &'static Spec> {
 pub(crate) fn spec_of(op: Opcode) -> Option<&'static Spec> {
     let row = index().by_opcode.get(op as usize).copied().flatten()?;
     TABLE.get(usize::from(row))
+}
+
+// What the table knows about the plain types below it: an opcode's encoding
+// and options, an instruction's length. Here rather than beside the types, so
+// that `opcode` and `insn` import nothing that imports them back.
+impl Opcode {
+    /// The fixed bits and length of this opcode's encoding.
+    pub fn pattern(self) -> Option<Pattern> {
+        spec_of(self).map(|spec| spec.pattern)
+    }
+
+    /// The options a core needs for this instruction to exist.
+    pub fn requires(self) -> FeatureSet {
+        spec_of(self).map_or(FeatureSet::EMPTY, |spec| spec.requires)
+    }
+
+    /// True when the instruction exists on a core configured by `opts` (the
+    /// post-increment and pre-update floating-point forms exclude each other).
+    pub fn available(self, opts: &IsaOptions) -> bool {
+        spec_of(self).is_some_and(|spec| spec.available(opts))
+    }
+}
+
+impl Insn {
+    /// Builds an instruction from parts, taking the length from the encoding
+    /// table; `None` when there are too many operands. Operand validity is
+    /// checked by [`crate::encode()`]. `None` also for an opcode without an encoding.
+    pub fn new(op: Opcode, pc: u32, operands: &[Operand]) -> Option<Insn> {
+        let len = spec_of(op)?.pattern.len;
+        Some(Insn { op, len, pc, operands: Operands::from_slice(operands)? })
+    }
 }
 
 #[cfg(test)]

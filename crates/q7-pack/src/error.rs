@@ -14,8 +14,9 @@ pub enum PackError {
     NothingToLoad,
     #[error("relocation section [{index}] {table}, entry {entry}: {problem}")]
     BadRelocation { index: usize, table: String, entry: usize, problem: String },
-    #[error("{section}: {problem}", section = crate::rebase::SECTION_NAME)]
-    BadRebaseTable { problem: String },
+    /// `table` is the section's name (the rebase module owns it).
+    #[error("{table}: {problem}")]
+    BadRebaseTable { table: &'static str, problem: String },
     #[error("page size {page:#x}: {problem}")]
     PageAlign { page: u32, problem: String },
     #[error("symbol name {name:?}: {problem}")]

@@ -20,7 +20,7 @@
 //! 3. **save**: write the result. Loadable bytes keep their file offsets,
 //!    program headers are unchanged, bytes of removed sections that sit
 //!    inside a segment are zero-filled (as `objcopy` does), and the section
-//!    table is rebuilt ([`layout`]). The words a prelinker must patch to move
+//!    table is rebuilt ([`rewrite`]). The words a prelinker must patch to move
 //!    the image go to a non-loadable `.q7.rebase` section ([`rebase`], which
 //!    documents the format).
 //! 4. **wrap**: embed the image as `.rodata` (4-byte aligned) of an `ET_REL`
@@ -63,11 +63,11 @@
 
 pub mod clean;
 mod error;
-pub mod layout;
 mod log;
 pub mod prelink;
 pub mod rebase;
 pub mod recipe;
+pub mod rewrite;
 mod wrap;
 
 #[cfg(test)]
@@ -162,8 +162,8 @@ pub fn strip_image(input: &[u8], opts: &StripOptions, log: &mut dyn Write) -> Re
     let table = rebase_table(&elf, &fates, &mut log)?;
     let extra: Vec<(&str, Vec<u8>)> = table.iter().map(|t| (rebase::SECTION_NAME, t.encode(elf.endian()))).collect();
 
-    let pieces = layout::plan(&elf, &fates, opts.page_size)?;
-    let out = layout::write(&elf, &fates, &pieces, opts.page_size, &extra, &mut log)?;
+    let pieces = rewrite::plan(&elf, &fates, opts.page_size)?;
+    let out = rewrite::write(&elf, &fates, &pieces, opts.page_size, &extra, &mut log)?;
     log.line(format_args!("cleaned image: {} -> {} bytes", input.len(), out.len()));
     Ok(out)
 }
@@ -211,7 +211,7 @@ fn log_fates(elf: &ElfFile, fates: &[Fate], log: &mut Log) {
 /// The rebase table from the input's static relocations, or the one an
 /// already cleaned input carries, or none.
 fn rebase_table(elf: &ElfFile, fates: &[Fate], log: &mut Log) -> Result<Option<RebaseTable>> {
-    if let Some((table, stats)) = RebaseTable::from_relocations(elf, fates)? {
+    if let Some((table, stats)) = RebaseTable::from_relocations(elf, &|i| fates.get(i) == Some(&Fate::Keep))? {
         log.line(format_args!(
             "rebase: {} relocation tables, {} entries: {} absolute R_XTENSA_32 words to patch when the image moves \
              ({} in removed sections, {} against non-loaded sections; the rest are PC-relative or markers), \

@@ -35,7 +35,6 @@
 use q7_elf::reloc::{self, RelocKind};
 use q7_elf::{ElfFile, Endian};
 
-use crate::clean::Fate;
 use crate::error::{PackError, Result};
 
 pub const SECTION_NAME: &str = ".q7.rebase";
@@ -78,8 +77,12 @@ pub fn link_base(elf: &ElfFile) -> Option<u32> {
 
 impl RebaseTable {
     /// Collects the table from the static (non-allocated) relocation sections
-    /// of a linked image. `None` when the image has no such section.
-    pub(crate) fn from_relocations(elf: &ElfFile, fates: &[Fate]) -> Result<Option<(RebaseTable, RelocStats)>> {
+    /// of a linked image, the words in sections `kept` says stay in the
+    /// cleaned image. `None` when the image has no such section.
+    pub(crate) fn from_relocations(
+        elf: &ElfFile,
+        kept: &dyn Fn(usize) -> bool,
+    ) -> Result<Option<(RebaseTable, RelocStats)>> {
         let mut stats = RelocStats::default();
         let mut addresses = Vec::new();
         for table in elf.relocation_sections().filter(|t| !t.is_alloc()) {
@@ -125,7 +128,7 @@ impl RebaseTable {
                         ),
                     ));
                 }
-                if fates.get(target.index) == Some(&Fate::Keep) {
+                if kept(target.index) {
                     stats.absolute += 1;
                     addresses.push(r.offset);
                 } else {
@@ -136,7 +139,7 @@ impl RebaseTable {
         if stats.tables == 0 {
             return Ok(None);
         }
-        let table_words = linker_script_words(elf, fates)?;
+        let table_words = linker_script_words(elf, kept)?;
         stats.linker_table = table_words.len();
         addresses.extend(table_words);
         addresses.sort_unstable();
@@ -167,7 +170,7 @@ impl RebaseTable {
     }
 
     pub fn decode(bytes: &[u8], endian: Endian) -> Result<RebaseTable> {
-        let bad = |problem: String| PackError::BadRebaseTable { problem };
+        let bad = bad_table;
         let u16_at = |o: usize| endian.u16([bytes[o], bytes[o + 1]]);
         let u32_at = |o: usize| endian.u32([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
         if bytes.len() < HEADER_SIZE {
@@ -204,9 +207,10 @@ impl RebaseTable {
         let endian = elf.endian();
         let mut offsets = Vec::with_capacity(self.addresses.len());
         for &va in &self.addresses {
-            let off = elf.vaddr_to_offset(va).filter(|&o| o as usize + 4 <= image.len()).ok_or_else(|| {
-                PackError::BadRebaseTable { problem: format!("word at {va:#x} is not in the image's file bytes") }
-            })?;
+            let off = elf
+                .vaddr_to_offset(va)
+                .filter(|&o| o as usize + 4 <= image.len())
+                .ok_or_else(|| bad_table(format!("word at {va:#x} is not in the image's file bytes")))?;
             offsets.push(off as usize);
         }
         let delta = new_base.wrapping_sub(self.link_base);
@@ -219,8 +223,12 @@ impl RebaseTable {
     }
 }
 
+fn bad_table(problem: String) -> PackError {
+    PackError::BadRebaseTable { table: SECTION_NAME, problem }
+}
+
 /// The words of each [`LINKER_SCRIPT_TABLES`] table the image's symbols bracket.
-fn linker_script_words(elf: &ElfFile, fates: &[Fate]) -> Result<Vec<u32>> {
+fn linker_script_words(elf: &ElfFile, kept: &dyn Fn(usize) -> bool) -> Result<Vec<u32>> {
     let symbols = elf.symbols()?;
     let value = |name: &str| symbols.iter().find(|s| s.name == name && s.is_defined()).map(|s| s.value);
     let mut words = Vec::new();
@@ -229,9 +237,8 @@ fn linker_script_words(elf: &ElfFile, fates: &[Fate]) -> Result<Vec<u32>> {
         if start == end {
             continue;
         }
-        let bad = |why: &str| PackError::BadRebaseTable {
-            problem: format!("linker-script table {start_name}..{end_name} = {start:#x}..{end:#x} {why}"),
-        };
+        let bad =
+            |why: &str| bad_table(format!("linker-script table {start_name}..{end_name} = {start:#x}..{end:#x} {why}"));
         if end < start || (end - start) % 4 != 0 {
             return Err(bad("is not a whole number of 32-bit words"));
         }
@@ -242,7 +249,7 @@ fn linker_script_words(elf: &ElfFile, fates: &[Fate]) -> Result<Vec<u32>> {
                 s.index > 0 && s.is_alloc() && !s.is_nobits() && s.contains_vaddr(start) && end as u64 <= s.end_vaddr()
             })
             .ok_or_else(|| bad("is not inside one allocated section with file bytes"))?;
-        if fates.get(holder.index) == Some(&Fate::Keep) {
+        if kept(holder.index) {
             words.extend((start..end).step_by(4));
         }
     }

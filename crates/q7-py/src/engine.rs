@@ -10,7 +10,7 @@ pub use q7_build::builddir::BuildDirError;
 use q7_build::command::Command;
 pub use q7_build::driver::BuildRequest;
 use q7_build::driver::{self, Observer, ToolchainChoice};
-use q7_build::profile::ProcessEnv;
+use q7_build::toolchain::ProcessEnv;
 use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
 use q7_sim::op::profile::OpProfile;

@@ -8,6 +8,10 @@
 
 use crate::memmap::{Window, CORE_COUNT};
 
+/// The host shape program's file name in a build directory: `q7 build
+/// --shape` writes it, a run of the op asks it for the destination.
+pub const SHAPE_PROGRAM: &str = "q7-shape";
+
 /// What stage of the pipeline a file comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArtifactKind {

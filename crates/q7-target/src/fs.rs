@@ -211,5 +211,44 @@ fn temporary_owner(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// Publishes the directory `dir` whole (a cache entry): unless `dir/marker`
+/// exists, `fill` writes the contents into a temporary sibling, `marker` is
+/// written last and the sibling is renamed to `dir`. Two processes at it at
+/// once both build; one rename wins and both use the winner's identical
+/// copy. A killed process leaves only its temporary, `*.tmp-<pid>`, which
+/// [`crate::stale::remove`] clears. `io_err` makes the caller's error of a
+/// failed write, or of a rename lost to a copy without its marker.
+pub fn publish_dir<E>(
+    dir: &Path,
+    marker: &str,
+    fill: impl FnOnce(&Path) -> Result<(), E>,
+    io_err: impl Fn(&Path, std::io::Error) -> E,
+) -> Result<(), E> {
+    if dir.join(marker).exists() {
+        return Ok(());
+    }
+    let name = dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let tmp = dir.with_file_name(crate::stale::tmp_name(&format!(".{name}")));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let filled = fill(&tmp).and_then(|()| {
+        let path = tmp.join(marker);
+        std::fs::write(&path, b"").map_err(|e| io_err(&path, e))
+    });
+    if let Err(e) = filled {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if std::fs::rename(&tmp, dir).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        if !dir.join(marker).exists() {
+            return Err(io_err(
+                dir,
+                std::io::Error::other("could not place the directory (another copy is incomplete)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

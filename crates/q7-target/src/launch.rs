@@ -96,12 +96,4 @@ mod tests {
     fn magic_reads_q7lb_in_memory() {
         assert_eq!(&MAGIC.to_le_bytes(), b"Q7LB");
     }
-
-    #[test]
-    fn launch_block_is_the_last_page_of_each_window() {
-        use crate::memmap::Window;
-        assert_eq!(Window::Core(0).launch_block(), 0x841f_f000);
-        assert_eq!(Window::Core(7).launch_block(), 0x84ff_f000);
-        assert_eq!(Window::Single.launch_block(), 0x85ff_f000);
-    }
 }

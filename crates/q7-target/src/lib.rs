@@ -18,11 +18,13 @@
 #![forbid(unsafe_code)]
 
 pub mod artifacts;
+pub mod digest;
 pub mod dtype;
 pub mod fs;
 pub mod launch;
 pub mod memmap;
 pub mod num;
+pub mod par;
 pub mod schema;
 pub mod stale;
 

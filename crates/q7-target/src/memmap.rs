@@ -114,4 +114,11 @@ mod tests {
         assert_eq!(Window::core_containing(0x83ff_ffff, 0x8400_0010), None);
         assert_eq!(Window::core_containing(0x8500_0000, 0x8500_0010), None);
     }
+
+    #[test]
+    fn launch_block_is_the_last_page_of_each_window() {
+        assert_eq!(Window::Core(0).launch_block(), 0x841f_f000);
+        assert_eq!(Window::Core(7).launch_block(), 0x84ff_f000);
+        assert_eq!(Window::Single.launch_block(), 0x85ff_f000);
+    }
 }

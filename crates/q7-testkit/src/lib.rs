@@ -3,6 +3,7 @@
 //! tools that fail loudly when missing, and one deterministic [`Rng`].
 #![forbid(unsafe_code)]
 
+pub mod imports;
 mod rng;
 
 pub use rng::Rng;
@@ -39,13 +40,20 @@ pub fn fixture_images() -> Vec<PathBuf> {
     v
 }
 
+/// Whether the comparisons with peer tools are skipped where a tool is
+/// missing: `Q7_SKIP_PEERS=1` exactly (another value, or none, and a missing
+/// tool fails the test). Every test that runs a peer asks here.
+pub fn skip_peers() -> bool {
+    std::env::var_os("Q7_SKIP_PEERS").is_some_and(|v| v == "1")
+}
+
 /// Runs a peer tool installed by scripts/bootstrap.sh. A missing tool fails
 /// the test with a message that says how to get it, unless `Q7_SKIP_PEERS=1`
 /// (then `None`, and the caller skips the comparison).
 pub fn peer(tool: &str, args: &[&str]) -> Option<Output> {
     match Command::new(tool).args(args).output() {
         Ok(o) => Some(o),
-        Err(_) if std::env::var_os("Q7_SKIP_PEERS").is_some() => None,
+        Err(_) if skip_peers() => None,
         Err(e) => panic!("peer tool `{tool}` is not runnable ({e}); run scripts/bootstrap.sh"),
     }
 }

@@ -1,5 +1,5 @@
 /* Internals of the software double precision (IEEE 754 binary64, round to
- * nearest, ties to even; no exception flags): bit-pattern helpers and the
+ * nearest, ties to even; no exception flags): field helpers over bits.h and the
  * common rounding step. Only integer arithmetic is used.
  *
  * A finite value in flight is (sign, exp, sig) with value = sig * 2^(exp-1085),
@@ -10,6 +10,7 @@
 #define Q7_SRC_SOFT_DOUBLE_H
 
 #include <stdint.h>
+#include "bits.h"
 #include "builtin_names.h"
 
 #define SD_SIGN 0x8000000000000000ull
@@ -18,18 +19,6 @@
 #define SD_QUIET 0x0008000000000000ull
 #define SD_INF 0x7ff0000000000000ull
 #define SD_DEFAULT_NAN 0x7ff8000000000000ull
-
-static inline uint64_t sd_bits(double d) {
-  uint64_t u;
-  __builtin_memcpy(&u, &d, 8);
-  return u;
-}
-
-static inline double sd_double(uint64_t u) {
-  double d;
-  __builtin_memcpy(&d, &u, 8);
-  return d;
-}
 
 static inline uint32_t sd_exp_field(uint64_t x) { return (uint32_t)(x >> 52) & 0x7ffu; }
 static inline int sd_is_nan(uint64_t x) { return (x & ~SD_SIGN) > SD_INF; }

@@ -43,11 +43,11 @@ static uint64_t add_bits(uint64_t a, uint64_t b) {
   return sd_normalize_round_pack(sign, exp, sum);
 }
 
-double Q7_RT(__adddf3)(double a, double b) { return sd_double(add_bits(sd_bits(a), sd_bits(b))); }
+double Q7_RT(__adddf3)(double a, double b) { return as_f64(add_bits(as_u64(a), as_u64(b))); }
 
-double Q7_RT(__subdf3)(double a, double b) { return sd_double(add_bits(sd_bits(a), sd_bits(b) ^ SD_SIGN)); }
+double Q7_RT(__subdf3)(double a, double b) { return as_f64(add_bits(as_u64(a), as_u64(b) ^ SD_SIGN)); }
 
-double Q7_RT(__negdf2)(double a) { return sd_double(sd_bits(a) ^ SD_SIGN); }
+double Q7_RT(__negdf2)(double a) { return as_f64(as_u64(a) ^ SD_SIGN); }
 
 /* 64 x 64 -> 128-bit product of two significands below 2^53. */
 static void mul_53x53(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
@@ -59,14 +59,14 @@ static void mul_53x53(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo) {
 }
 
 double Q7_RT(__muldf3)(double x, double y) {
-  uint64_t a = sd_bits(x), b = sd_bits(y);
+  uint64_t a = as_u64(x), b = as_u64(y);
   uint64_t sign = (a ^ b) & SD_SIGN;
-  if (sd_is_nan(a) || sd_is_nan(b)) return sd_double(sd_propagate_nan(a, b));
+  if (sd_is_nan(a) || sd_is_nan(b)) return as_f64(sd_propagate_nan(a, b));
   if (sd_is_inf(a) || sd_is_inf(b)) {
-    if (sd_is_zero(a) || sd_is_zero(b)) return sd_double(SD_DEFAULT_NAN);
-    return sd_double(sign | SD_INF);
+    if (sd_is_zero(a) || sd_is_zero(b)) return as_f64(SD_DEFAULT_NAN);
+    return as_f64(sign | SD_INF);
   }
-  if (sd_is_zero(a) || sd_is_zero(b)) return sd_double(sign);
+  if (sd_is_zero(a) || sd_is_zero(b)) return as_f64(sign);
   int32_t ea, eb;
   uint64_t sa, sb, hi, lo;
   sd_unpack(a, &ea, &sa);
@@ -74,17 +74,17 @@ double Q7_RT(__muldf3)(double x, double y) {
   mul_53x53(sa >> 10, sb >> 10, &hi, &lo); /* product in [2^104, 2^106) */
   /* Bit 105 of the product to bit 62 of sig: shift right by 43 with sticky. */
   uint64_t sig = (hi << 21) | (lo >> 43) | ((lo & ((1ull << 43) - 1)) != 0);
-  return sd_double(sd_normalize_round_pack(sign, ea + eb - 1022, sig));
+  return as_f64(sd_normalize_round_pack(sign, ea + eb - 1022, sig));
 }
 
 double Q7_RT(__divdf3)(double x, double y) {
-  uint64_t a = sd_bits(x), b = sd_bits(y);
+  uint64_t a = as_u64(x), b = as_u64(y);
   uint64_t sign = (a ^ b) & SD_SIGN;
-  if (sd_is_nan(a) || sd_is_nan(b)) return sd_double(sd_propagate_nan(a, b));
-  if (sd_is_inf(a)) return sd_double(sd_is_inf(b) ? SD_DEFAULT_NAN : sign | SD_INF);
-  if (sd_is_inf(b)) return sd_double(sign);
-  if (sd_is_zero(b)) return sd_double(sd_is_zero(a) ? SD_DEFAULT_NAN : sign | SD_INF);
-  if (sd_is_zero(a)) return sd_double(sign);
+  if (sd_is_nan(a) || sd_is_nan(b)) return as_f64(sd_propagate_nan(a, b));
+  if (sd_is_inf(a)) return as_f64(sd_is_inf(b) ? SD_DEFAULT_NAN : sign | SD_INF);
+  if (sd_is_inf(b)) return as_f64(sign);
+  if (sd_is_zero(b)) return as_f64(sd_is_zero(a) ? SD_DEFAULT_NAN : sign | SD_INF);
+  if (sd_is_zero(a)) return as_f64(sign);
   int32_t ea, eb;
   uint64_t sa, sb;
   sd_unpack(a, &ea, &sa);
@@ -102,5 +102,5 @@ double Q7_RT(__divdf3)(double x, double y) {
   }
   /* quotient = (sa/sb) * 2^63, in [2^62, 2^64). */
   uint64_t sig = sd_shift_right_sticky(quotient, 1) | (num != 0);
-  return sd_double(sd_normalize_round_pack(sign, ea - eb + 1023, sig));
+  return as_f64(sd_normalize_round_pack(sign, ea - eb + 1023, sig));
 }

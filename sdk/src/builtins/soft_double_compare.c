@@ -16,7 +16,7 @@ int Q7_RT(__unorddf2)(double a, double b);
 enum { LESS = -1, EQUAL = 0, GREATER = 1, UNORDERED = 2 };
 
 static int compare(double x, double y) {
-  uint64_t a = sd_bits(x), b = sd_bits(y);
+  uint64_t a = as_u64(x), b = as_u64(y);
   if (sd_is_nan(a) || sd_is_nan(b)) return UNORDERED;
   if (((a | b) & ~SD_SIGN) == 0) return EQUAL; /* +0 == -0 */
   if (a == b) return EQUAL;

@@ -15,45 +15,33 @@ double Q7_RT(__floatunsidf)(uint32_t a);
 double Q7_RT(__floatdidf)(int64_t a);
 double Q7_RT(__floatundidf)(uint64_t a);
 
-static uint32_t float_bits(float f) {
-  uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-
-static float bits_float(uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-
 double Q7_RT(__extendsfdf2)(float a) {
-  uint32_t f = float_bits(a);
+  uint32_t f = as_u32(a);
   uint64_t sign = (uint64_t)(f & 0x80000000u) << 32;
   uint32_t exp = (f >> 23) & 0xffu;
   uint64_t man = f & 0x7fffffu;
-  if (exp == 0xffu) return sd_double(sign | SD_INF | (man << 29) | (man ? SD_QUIET : 0));
+  if (exp == 0xffu) return as_f64(sign | SD_INF | (man << 29) | (man ? SD_QUIET : 0));
   if (exp == 0) {
-    if (man == 0) return sd_double(sign);
+    if (man == 0) return as_f64(sign);
     int shift = __builtin_clz((uint32_t)man) - 8; /* bring the leading one to bit 23 */
     man = (man << shift) & 0x7fffffu;
     exp = 1u - (uint32_t)shift;
-    return sd_double(sign | ((uint64_t)(exp + 896u) << 52) | (man << 29));
+    return as_f64(sign | ((uint64_t)(exp + 896u) << 52) | (man << 29));
   }
-  return sd_double(sign | ((uint64_t)(exp + 896u) << 52) | (man << 29));
+  return as_f64(sign | ((uint64_t)(exp + 896u) << 52) | (man << 29));
 }
 
 float Q7_RT(__truncdfsf2)(double a) {
-  uint64_t x = sd_bits(a);
+  uint64_t x = as_u64(a);
   uint32_t sign = (uint32_t)(x >> 32) & 0x80000000u;
-  if (sd_is_nan(x)) return bits_float(sign | 0x7fc00000u | (uint32_t)((x & SD_FRAC_MASK) >> 29));
-  if (sd_is_inf(x)) return bits_float(sign | 0x7f800000u);
-  if (sd_is_zero(x)) return bits_float(sign);
+  if (sd_is_nan(x)) return as_f32(sign | 0x7fc00000u | (uint32_t)((x & SD_FRAC_MASK) >> 29));
+  if (sd_is_inf(x)) return as_f32(sign | 0x7f800000u);
+  if (sd_is_zero(x)) return as_f32(sign);
   int32_t exp;
   uint64_t sig;
   sd_unpack(x, &exp, &sig);
   int32_t fexp = exp - 1023 + 127; /* sig's bit 62 is the float's implicit bit */
-  if (fexp >= 0xff) return bits_float(sign | 0x7f800000u);
+  if (fexp >= 0xff) return as_f32(sign | 0x7f800000u);
   if (fexp < 1) {
     sig = sd_shift_right_sticky(sig, 1 - fexp);
     fexp = 1;
@@ -63,7 +51,7 @@ float Q7_RT(__truncdfsf2)(double a) {
   uint32_t m = (uint32_t)(sig >> 39);
   uint64_t half = 1ull << 38;
   if (rest > half || (rest == half && (m & 1u))) m++;
-  return bits_float(sign | (((uint32_t)(fexp - 1) << 23) + m));
+  return as_f32(sign | (((uint32_t)(fexp - 1) << 23) + m));
 }
 
 /* Truncates a finite binary64 toward zero into a 64-bit magnitude; *overflow
@@ -82,7 +70,7 @@ static uint64_t truncate_magnitude(uint64_t x, int bits, int *overflow) {
 }
 
 int64_t Q7_RT(__fixdfdi)(double a) {
-  uint64_t x = sd_bits(a);
+  uint64_t x = as_u64(a);
   if (sd_is_nan(x)) return 0;
   int overflow;
   uint64_t m = truncate_magnitude(x, 64, &overflow);
@@ -95,7 +83,7 @@ int64_t Q7_RT(__fixdfdi)(double a) {
 }
 
 uint64_t Q7_RT(__fixunsdfdi)(double a) {
-  uint64_t x = sd_bits(a);
+  uint64_t x = as_u64(a);
   if (sd_is_nan(x)) return 0;
   int overflow;
   uint64_t m = truncate_magnitude(x, 64, &overflow);
@@ -125,9 +113,9 @@ static uint64_t from_magnitude(uint64_t sign, uint64_t m) {
 double Q7_RT(__floatdidf)(int64_t a) {
   uint64_t sign = a < 0 ? SD_SIGN : 0;
   uint64_t m = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
-  return sd_double(from_magnitude(sign, m));
+  return as_f64(from_magnitude(sign, m));
 }
 
-double Q7_RT(__floatundidf)(uint64_t a) { return sd_double(from_magnitude(0, a)); }
+double Q7_RT(__floatundidf)(uint64_t a) { return as_f64(from_magnitude(0, a)); }
 double Q7_RT(__floatsidf)(int32_t a) { return Q7_RT(__floatdidf)(a); }
 double Q7_RT(__floatunsidf)(uint32_t a) { return Q7_RT(__floatundidf)(a); }

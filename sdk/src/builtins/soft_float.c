@@ -4,6 +4,7 @@
  * in soft_double_arith.c. Float-to-integer conversions truncate, give 0 for
  * NaN and saturate out of range. */
 #include <stdint.h>
+#include "bits.h"
 #include "builtin_names.h"
 
 float Q7_RT(__divsf3)(float a, float b);
@@ -16,18 +17,6 @@ float Q7_RT(__floatundisf)(uint64_t a);
 #define SF_INF 0x7f800000u
 #define SF_QUIET 0x00400000u
 #define SF_DEFAULT_NAN 0x7fc00000u
-
-static uint32_t fbits(float f) {
-  uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-
-static float ffloat(uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
 
 static int sf_is_nan(uint32_t x) { return (x & ~SF_SIGN) > SF_INF; }
 static int sf_is_inf(uint32_t x) { return (x & ~SF_SIGN) == SF_INF; }
@@ -63,13 +52,13 @@ static uint32_t sf_round_pack(uint32_t sign, int32_t exp, uint32_t sig) {
 }
 
 float Q7_RT(__divsf3)(float x, float y) {
-  uint32_t a = fbits(x), b = fbits(y);
+  uint32_t a = as_u32(x), b = as_u32(y);
   uint32_t sign = (a ^ b) & SF_SIGN;
-  if (sf_is_nan(a) || sf_is_nan(b)) return ffloat((sf_is_nan(a) ? a : b) | SF_QUIET);
-  if (sf_is_inf(a)) return ffloat(sf_is_inf(b) ? SF_DEFAULT_NAN : sign | SF_INF);
-  if (sf_is_inf(b)) return ffloat(sign);
-  if (sf_is_zero(b)) return ffloat(sf_is_zero(a) ? SF_DEFAULT_NAN : sign | SF_INF);
-  if (sf_is_zero(a)) return ffloat(sign);
+  if (sf_is_nan(a) || sf_is_nan(b)) return as_f32((sf_is_nan(a) ? a : b) | SF_QUIET);
+  if (sf_is_inf(a)) return as_f32(sf_is_inf(b) ? SF_DEFAULT_NAN : sign | SF_INF);
+  if (sf_is_inf(b)) return as_f32(sign);
+  if (sf_is_zero(b)) return as_f32(sf_is_zero(a) ? SF_DEFAULT_NAN : sign | SF_INF);
+  if (sf_is_zero(a)) return as_f32(sign);
   int32_t ea, eb;
   uint32_t ma, mb;
   sf_unpack(a, &ea, &ma);
@@ -93,7 +82,7 @@ float Q7_RT(__divsf3)(float x, float y) {
     sig = quotient | (num != 0);
     exp -= 1;
   }
-  return ffloat(sf_round_pack(sign, exp, sig));
+  return as_f32(sf_round_pack(sign, exp, sig));
 }
 
 /* Truncated |a| as a 64-bit magnitude; *overflow when it needs > bits bits. */
@@ -111,7 +100,7 @@ static uint64_t sf_truncate(uint32_t x, int bits, int *overflow) {
 }
 
 int64_t Q7_RT(__fixsfdi)(float a) {
-  uint32_t x = fbits(a);
+  uint32_t x = as_u32(a);
   if (sf_is_nan(x)) return 0;
   int overflow;
   uint64_t m = sf_truncate(x, 64, &overflow);
@@ -120,7 +109,7 @@ int64_t Q7_RT(__fixsfdi)(float a) {
 }
 
 uint64_t Q7_RT(__fixunssfdi)(float a) {
-  uint32_t x = fbits(a);
+  uint32_t x = as_u32(a);
   if (sf_is_nan(x) || (x & SF_SIGN)) return 0;
   int overflow;
   uint64_t m = sf_truncate(x, 64, &overflow);
@@ -140,7 +129,7 @@ static uint32_t sf_from_magnitude(uint32_t sign, uint64_t m) {
 
 float Q7_RT(__floatdisf)(int64_t a) {
   uint32_t sign = a < 0 ? SF_SIGN : 0;
-  return ffloat(sf_from_magnitude(sign, a < 0 ? 0 - (uint64_t)a : (uint64_t)a));
+  return as_f32(sf_from_magnitude(sign, a < 0 ? 0 - (uint64_t)a : (uint64_t)a));
 }
 
-float Q7_RT(__floatundisf)(uint64_t a) { return ffloat(sf_from_magnitude(0, a)); }
+float Q7_RT(__floatundisf)(uint64_t a) { return as_f32(sf_from_magnitude(0, a)); }

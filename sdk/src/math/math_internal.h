@@ -6,28 +6,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "../builtins/bits.h"
 #include "../builtins/builtin_names.h"
 
-static inline uint32_t as_u32(float f) {
-  uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-static inline float as_f32(uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint64_t as_u64(double d) {
-  uint64_t u;
-  __builtin_memcpy(&u, &d, 8);
-  return u;
-}
-static inline double as_f64(uint64_t u) {
-  double d;
-  __builtin_memcpy(&d, &u, 8);
-  return d;
-}
 
 /* c ? a : b for floats, without a select instruction the compiler could fold
  * into a select between two float constants: clang-22's Xtensa backend cannot

@@ -142,7 +142,7 @@ pub fn diff(a: Input, b: Input, max_ranges: usize, decoder: &dyn CodeDecoder) ->
     let facts = |i: &Input| FileFacts {
         path: i.path.to_string(),
         size: i.bytes.len() as u64,
-        sha256: crate::sha256::hex_digest(i.bytes),
+        sha256: q7_target::digest::sha256_hex(i.bytes),
     };
     let (fa, fb) = (facts(&a), facts(&b));
     let identical = fa.sha256 == fb.sha256 && a.bytes == b.bytes;

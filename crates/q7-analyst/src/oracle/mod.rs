@@ -166,7 +166,7 @@ impl OracleReport {
 pub fn run(worker: &WorkerCommand, request: &OracleRequest) -> Result<OracleReport, OracleError> {
     let bytes = std::fs::read(request.library)
         .map_err(|error| OracleError::Read { path: request.library.to_path_buf(), error })?;
-    let library_sha256 = crate::sha256::hex_digest(&bytes);
+    let library_sha256 = q7_target::digest::sha256_hex(&bytes);
     let mut symbols = vec![request.leaf.clone()];
     symbols.extend(request.same_as.iter().cloned());
     let run = driver::run(

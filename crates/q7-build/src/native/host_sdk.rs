@@ -88,27 +88,8 @@ pub(crate) fn ensure(
         host_files().map(|(rel, _)| rel).filter(|rel| rel.ends_with(".cpp") || rel.ends_with(".c")).collect();
     let objects: Vec<PathBuf> = sources.iter().map(|rel| dir.join("obj").join(object_name(rel))).collect();
     let sdk = HostSdk { include: dir.join("include"), native: dir.join("native"), objects };
-    if dir.join(".complete").exists() {
-        return Ok(sdk);
-    }
-    // Built in a private directory and renamed into place: two runs at once
-    // each build, one wins, both use the winner's identical copy.
-    let tmp = cache.join(q7_target::stale::tmp_name(".host-sdk"));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let built = build_into(cxx, sanitizer, &tmp, &sources, on_command);
-    if let Err(e) = built {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    if std::fs::rename(&tmp, &dir).is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
-        if !dir.join(".complete").exists() {
-            return Err(NativeError::Io {
-                path: dir.display().to_string(),
-                error: std::io::Error::other("could not place the host SDK"),
-            });
-        }
-    }
+    let fill = |tmp: &Path| build_into(cxx, sanitizer, tmp, &sources, on_command);
+    q7_target::fs::publish_dir(&dir, ".complete", fill, |path, e| io_err(path)(e))?;
     Ok(sdk)
 }
 
@@ -132,11 +113,11 @@ fn build_into(
     std::fs::create_dir_all(&obj_dir).map_err(io_err(&obj_dir))?;
     let sdk = HostSdk { include: tmp.join("include"), native: tmp.join("native"), objects: Vec::new() };
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    exec::parallel(sources, jobs, |rel| -> Result<(), NativeError> {
+    q7_target::par::try_map(sources, jobs, |rel| -> Result<(), NativeError> {
         let src = tmp.join(rel);
         let cmd = sdk.compile(cxx, sanitizer, &src, &[], &[]).path_arg("-o", &obj_dir.join(object_name(rel)));
         on_command(&cmd);
         exec::run(&cmd).map(drop).map_err(|e| NativeError::Compile { src: rel.to_string(), output: e.tool_output() })
     })?;
-    std::fs::write(tmp.join(".complete"), b"").map_err(io_err(tmp))
+    Ok(())
 }

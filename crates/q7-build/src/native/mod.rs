@@ -28,10 +28,10 @@ pub use child::{signal_name, Interrupts};
 pub use launch::{NativeArg, NativeLaunch, NativeReport, NativeTensor};
 
 use crate::command::Command;
-use crate::driver::{self, BuildRequest, Observer};
 use crate::exec::ExecError;
 use crate::incremental;
-use crate::profile::{self, Env};
+use crate::request::{self, BuildRequest, Observer};
+use crate::toolchain::{self, Env};
 
 /// The manifest `q7 build` writes beside the images.
 pub const MANIFEST: &str = "q7-native.json";
@@ -181,7 +181,7 @@ pub fn build(
     if let Some(asm) = manifest.sources.iter().find(|s| s.extension().is_some_and(|e| e == "S" || e == "s")) {
         return Err(NativeError::Assembly(asm.display().to_string()));
     }
-    let cxx = profile::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
+    let cxx = toolchain::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
     let cache = crate::sdk::cache_root(env, build_dir);
     obs.phase("host sdk", 1);
     let sdk = host_sdk::ensure(&cxx, &cache, sanitizer, &|c| obs.command(c))?;
@@ -190,7 +190,7 @@ pub fn build(
     let work = build_dir.join(sanitizer.dir());
     std::fs::create_dir_all(&work).map_err(io_err(&work))?;
     let lock_path = work.join(".q7-native.lock");
-    let _lock = driver::lock_file(&lock_path).map_err(io_err(&lock_path))?;
+    let _lock = request::lock_file(&lock_path).map_err(io_err(&lock_path))?;
     let wrapper = work.join("native_wrapper.cpp");
     let text = codegen::wrapper(manifest)
         .map_err(|e| NativeError::BadManifest { path: build_dir.join(MANIFEST).display().to_string(), error: e })?;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use q7_build::driver::Quiet;
 use q7_build::native::{self, Manifest, NativeArg, NativeLaunch, Sanitizer};
-use q7_build::profile::{Env, ProcessEnv};
+use q7_build::toolchain::{Env, ProcessEnv};
 use q7_target::DType;
 
 fn overflow_source() -> PathBuf {

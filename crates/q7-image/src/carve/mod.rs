@@ -21,7 +21,6 @@ mod text;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 pub use flat::{FlatItem, FlatScan};
 pub use getter::{Getter, GetterScan, Returns, Slot};
@@ -106,7 +105,7 @@ pub struct Agreement {
 pub fn carve(data: &[u8], progress: &mut dyn FnMut(u64, u64)) -> CarveReport {
     let host = getter::HostFile::parse(data);
     let offsets = scan_magic(data, progress);
-    let mut hits: Vec<Hit> = crate::par::map_parallel(&offsets, |&off| examine(data, off, host.as_ref()));
+    let mut hits: Vec<Hit> = q7_target::par::map(&offsets, |&off| examine(data, off, host.as_ref()));
     let distinct = collapse(data, &mut hits);
     let getters = host.as_ref().map(|h| getter::scan(data, h, &hits));
     let flat = flat::looks_flat(data).then(|| flat::scan(data, &hits));
@@ -170,13 +169,9 @@ fn examine(data: &[u8], off: u64, host: Option<&getter::HostFile>) -> Hit {
     };
     hit.xtensa = size_ok && hit.checks.iter().all(|c| c.ok || !c.required);
     if let Some(size) = hit.size.filter(|_| size_ok) {
-        hit.sha256 = Some(sha256_hex(&rest[..size as usize]));
+        hit.sha256 = Some(q7_target::digest::sha256_hex(&rest[..size as usize]));
     }
     hit
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Groups the accepted images by content, in order of first appearance.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::ELF_MAGIC;
-use crate::par::workers;
+use q7_target::par::workers;
 
 /// The scan works, and reports progress, in steps of this many bytes.
 pub const PROGRESS_STEP: usize = 16 << 20;

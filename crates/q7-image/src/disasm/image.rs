@@ -6,10 +6,30 @@ use std::borrow::Cow;
 use q7_elf::consts::*;
 use q7_elf::{ElfFile, Endian};
 
-use super::plan::BoundarySource;
 use super::props::{blocks_for, PropBlock, TableKind};
 use super::symbols::{is_label, Labels, SymbolicName};
 use super::DisasmError;
+
+/// Where a section's instruction boundaries came from (reported in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundarySource {
+    /// The `.xt.prop` property table.
+    PropertyTable,
+    /// The `.xt.lit` literal table (no property table).
+    LiteralTable,
+    /// Branch, jump, loop and call targets and `l32r` literals found by a first sweep.
+    Targets,
+}
+
+impl BoundarySource {
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundarySource::PropertyTable => "xt.prop",
+            BoundarySource::LiteralTable => "xt.lit",
+            BoundarySource::Targets => "targets",
+        }
+    }
+}
 
 /// Name of the single region of a raw (non-ELF) input.
 pub const RAW_REGION: &str = "raw";

@@ -48,9 +48,8 @@ mod tests;
 
 use std::io::{self, Write};
 
-pub use image::{Image, Region, Source, RAW_REGION};
+pub use image::{BoundarySource, Image, Region, Source, RAW_REGION};
 pub use json::JsonSink;
-pub use plan::BoundarySource;
 pub use props::PropBlock;
 pub use q7_isa::{self, IsaOptions};
 pub use symbols::{Labels, SymbolicName};

@@ -18,7 +18,7 @@
 //!
 //! Every piece also ends at the next label, as before.
 
-use super::image::{Image, Region};
+use super::image::{BoundarySource, Image, Region};
 use super::offsets::OffsetSet;
 use super::props::{PropBlock, PROP_INSN, PROP_LITERAL};
 use super::steps::{Kind, Steps};
@@ -41,27 +41,6 @@ pub struct Piece {
     pub start: u64,
     pub end: u64,
     pub mode: Mode,
-}
-
-/// Where a section's instruction boundaries came from (reported in JSON).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundarySource {
-    /// The `.xt.prop` property table.
-    PropertyTable,
-    /// The `.xt.lit` literal table (no property table).
-    LiteralTable,
-    /// Branch, jump, loop and call targets and `l32r` literals found by a first sweep.
-    Targets,
-}
-
-impl BoundarySource {
-    pub fn name(self) -> &'static str {
-        match self {
-            BoundarySource::PropertyTable => "xt.prop",
-            BoundarySource::LiteralTable => "xt.lit",
-            BoundarySource::Targets => "targets",
-        }
-    }
 }
 
 /// How one span is cut into pieces.

@@ -14,7 +14,7 @@ use q7_elf::ElfFile;
 use serde::Serialize;
 
 use crate::layout::Layout;
-use crate::par::map_parallel;
+use q7_target::par;
 use strings::compare_strings;
 pub use text::write_rebase;
 
@@ -112,7 +112,7 @@ struct Region {
 }
 
 pub fn rebase_diff(images: &[ElfFile]) -> RebaseReport {
-    let layouts: Vec<Layout> = map_parallel(images, Layout::of);
+    let layouts: Vec<Layout> = par::map(images, Layout::of);
     let windows: Option<Vec<u32>> = layouts.iter().map(|l| l.window.as_ref().map(|w| w.base)).collect();
     let (bases, base_source) = match windows {
         Some(b) => (b, "core windows (layout report)"),
@@ -120,11 +120,10 @@ pub fn rebase_diff(images: &[ElfFile]) -> RebaseReport {
     };
     let first = &images[0];
     let regions = regions_of(first);
-    let positions: Vec<Vec<u64>> = map_parallel(images, |elf| differing_positions(first.data(), elf.data()));
+    let positions: Vec<Vec<u64>> = par::map(images, |elf| differing_positions(first.data(), elf.data()));
     let others: Vec<usize> = (1..images.len()).collect();
-    let compared: Vec<(PairDiff, Vec<u64>)> = map_parallel(&others, |&i| {
-        compare(first, &images[i], i, bases[i].wrapping_sub(bases[0]), &regions, &positions[i])
-    });
+    let compared: Vec<(PairDiff, Vec<u64>)> =
+        par::map(&others, |&i| compare(first, &images[i], i, bases[i].wrapping_sub(bases[0]), &regions, &positions[i]));
     let pairs: Vec<PairDiff> = compared
         .iter()
         .map(|(pair, words)| {

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use q7_elf::{ElfFile, Section};
 
 use super::StringsComparison;
-use crate::par::map_parallel;
 use crate::strings::DEFAULT_MIN;
+use q7_target::par;
 
 /// An allocated section with file bytes, as the strings report sees it.
 struct View<'a> {
@@ -155,9 +155,9 @@ fn merge(a: &[u32], b: &[u32]) -> Vec<u32> {
 
 /// `file_diffs[i]`: where image `i` differs from the first, ascending.
 pub(super) fn compare_strings(images: &[ElfFile], file_diffs: &[Vec<u64>]) -> Vec<StringsComparison> {
-    let views: Vec<Vec<View>> = map_parallel(images, |e| views(e));
+    let views: Vec<Vec<View>> = par::map(images, |e| views(e));
     let pairs: Vec<(&ElfFile, &Vec<View>)> = images.iter().zip(&views).collect();
-    let own = map_parallel(&pairs, |(elf, v)| address_words(elf, v));
+    let own = par::map(&pairs, |(elf, v)| address_words(elf, v));
     let mut union: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for (name, words) in own.into_iter().flatten() {
         let merged = merge(union.get(name).map_or(&[][..], Vec::as_slice), &words);
@@ -168,7 +168,7 @@ pub(super) fn compare_strings(images: &[ElfFile], file_diffs: &[Vec<u64>]) -> Ve
     let first: Vec<Runs> = reference.iter().map(|s| (s, runs(s, mask(s.name)))).collect();
     // Per other image and section: `None` when it is the first image's.
     let others: Vec<(&Vec<View>, &Vec<u64>)> = views[1..].iter().zip(&file_diffs[1..]).collect();
-    let own: Vec<Vec<Option<Runs>>> = map_parallel(&others, |(image, diff)| {
+    let own: Vec<Vec<Option<Runs>>> = par::map(&others, |(image, diff)| {
         image
             .iter()
             .map(|s| {

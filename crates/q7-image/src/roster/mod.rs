@@ -3,7 +3,6 @@
 //! opcode → entry → name table, joining the `kernel_info_table` to a
 //! SUNDA-style JSON manifest where one is given.
 
-pub mod demangle;
 pub mod manifest;
 mod text;
 
@@ -113,7 +112,7 @@ fn named_kernels(elf: &ElfFile, table: Option<&KernelTable>) -> Vec<NamedKernel>
             };
             Some(NamedKernel {
                 section: s.name.to_string(),
-                demangled: demangle::demangle(&mangled),
+                demangled: q7_elf::demangle::demangle(&mangled),
                 mangled,
                 file_offset: address.and_then(|a| elf.vaddr_to_offset(a)),
                 address,

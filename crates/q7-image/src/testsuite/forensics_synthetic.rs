@@ -5,12 +5,13 @@
 //! (errors fine, panics not).
 
 use q7_elf::consts::*;
+use q7_elf::demangle::demangle;
 use q7_elf::write::{ElfBuilder, NewSection, NewSegment};
 use q7_elf::{ElfFile, Endian};
 use q7_image::carve;
 use q7_image::kinfo::KernelTable;
 use q7_image::rebase_diff::rebase_diff;
-use q7_image::roster::{demangle::demangle, Roster};
+use q7_image::roster::Roster;
 use q7_image::strings::StringsReport;
 
 /// An EXEC image at `base`: `.text`, then `.rodata` holding `rodata`, then a

@@ -86,7 +86,7 @@ fn on_path(tool: &str) -> bool {
 /// Checks that the peer tools exist. Returns false (the test should return
 /// early) only when `Q7_SKIP_PEERS=1`; a missing tool otherwise fails the test.
 pub fn peers_available(tools: &[&str]) -> bool {
-    if std::env::var("Q7_SKIP_PEERS").is_ok_and(|v| v == "1") {
+    if q7_testkit::skip_peers() {
         eprintln!("Q7_SKIP_PEERS=1: skipping the comparison with {tools:?}");
         return false;
     }

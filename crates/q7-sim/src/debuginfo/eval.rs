@@ -3,13 +3,15 @@
 //! arithmetic follows C's conversions; pointers scale by their target's
 //! size. Results are typed objects; the caller reads their value.
 
-use super::arith::{int_object, scalar_object, Scalar};
+mod arith;
+
 use super::expr::Expr;
 use super::location::{le_u64, Loc};
 use super::object::{bytes, Object};
 use super::types::{BaseKind, Member, Type, TypeRef};
 use super::value::Value;
 use super::{DebugInfo, FrameView};
+use arith::{int_object, scalar_object, Scalar};
 
 pub(crate) enum Failure {
     NoSymbol(String),

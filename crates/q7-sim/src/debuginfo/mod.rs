@@ -15,7 +15,6 @@
 //! file (an SDK header's accessor) is named by the line in the function's
 //! own file that it was inlined into, as [`crate::op::CodeLocation`] does.
 
-mod arith;
 mod die;
 mod eval;
 mod expr;

@@ -22,7 +22,6 @@
 //! region (`Shape::Region`, see `region`), so loops spanning blocks run
 //! without returning to the dispatcher.
 
-mod fp;
 pub(crate) mod region;
 mod runtime;
 mod translate;

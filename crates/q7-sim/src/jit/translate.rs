@@ -4,6 +4,8 @@
 //! returning its index. Semantics mirror `alu::eval` and `Cpu::step`
 //! exactly; the unit tests compare them on random states.
 
+mod fp;
+
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -15,11 +17,11 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use crate::alu::AluOp;
 use crate::block::Block;
 use crate::checks::{StackWindow, HOST_WRITER};
-use crate::jit::fp::{self, Uses};
 use crate::jit::runtime::{slow_load, slow_store, CheckWindow, LOAD_FAULT, STORE_DONE, STORE_HIT_CODE};
 use crate::jit::{Flavor, JitCtx, Shape};
 use crate::mem::{ClassCounts, PAGE_SHIFT};
 use crate::uop::{Kind, Op};
+use fp::Uses;
 
 /// Whether compiled code runs this kind of op (anything else ends the
 /// compiled prefix of a block).

@@ -12,8 +12,7 @@ use super::args::{ArgValue, Number};
 use super::error::OpError;
 use super::placement::Destination;
 
-/// The program's file name, as q7_build::shape::PROGRAM writes it.
-pub const PROGRAM: &str = "q7-shape";
+pub use q7_target::artifacts::SHAPE_PROGRAM as PROGRAM;
 
 /// The program's exit status for "no such op" (sdk/host/src/shape_main.cpp).
 const UNKNOWN_OP: i32 = 3;

@@ -100,12 +100,10 @@ impl FunctionTable {
     }
 }
 
-/// `_ZL4pokePVii` → `poke(int volatile*, int)`; other names unchanged.
+/// `_ZL4pokePVii` → `poke(int volatile*, int)`; other names (and names
+/// nested past the demangler's limit) unchanged.
 pub fn demangle(name: &str) -> String {
-    if !name.starts_with("_Z") {
-        return name.to_string();
-    }
-    cpp_demangle::Symbol::new(name).ok().and_then(|s| s.demangle().ok()).unwrap_or_else(|| name.to_string())
+    q7_elf::demangle::demangle(name).unwrap_or_else(|| name.to_string())
 }
 
 /// The source line of `pc` (an address in the moved image) from the DWARF

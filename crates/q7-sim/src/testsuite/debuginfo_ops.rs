@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use q7_build::driver::{build, BuildRequest, Quiet, ToolchainChoice};
-use q7_build::profile::ProcessEnv;
+use q7_build::toolchain::ProcessEnv;
 use q7_sim::debuginfo::{DebugInfo, DebugInfoError, FrameView, Value};
 use q7_sim::machine::{CoreState, Machine};
 use q7_sim::op::{ArgValue, OpLibrary, OpOptions, OpSession, TensorArg};

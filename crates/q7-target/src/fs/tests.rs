@@ -166,3 +166,19 @@ fn a_dangling_link_where_a_directory_belongs_is_named_as_one() {
     std::fs::create_dir(dir.path().join("nowhere")).unwrap();
     assert_eq!(dangling_link(&link.join("a")), None);
 }
+
+#[test]
+fn publish_dir_places_a_whole_directory_once_and_cleans_up_a_failed_fill() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().join("entry");
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let fill = |tmp: &Path| std::fs::create_dir_all(tmp.join("include")).map_err(|e| io(tmp, e));
+    let failed = publish_dir(&dir, "include/.complete", |tmp| fill(tmp).and(Err("no".to_string())), io);
+    assert_eq!(failed, Err("no".to_string()));
+    assert!(names(cache.path()).is_empty(), "a failed fill leaves nothing");
+    publish_dir(&dir, "include/.complete", fill, io).unwrap();
+    assert!(dir.join("include/.complete").is_file());
+    // Present: `fill` is not called again.
+    publish_dir(&dir, "include/.complete", |_| panic!("filled twice"), io).unwrap();
+    assert_eq!(names(cache.path()), ["entry"]);
+}

@@ -4,8 +4,8 @@ use std::sync::Mutex;
 use anyhow::{bail, Context, Result};
 use q7_build::command::Command;
 use q7_build::driver::{self, BuildRequest, Observer, ToolchainChoice};
-use q7_build::profile::ProcessEnv;
 use q7_build::timeline::PhaseTime;
+use q7_build::toolchain::ProcessEnv;
 use q7_build::wrapper::WrapperError;
 use serde::Deserialize;
 

@@ -14,6 +14,7 @@ mod profile;
 mod run;
 mod run_bare;
 mod run_native;
+mod session;
 mod strip;
 
 use anyhow::Result;

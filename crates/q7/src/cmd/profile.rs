@@ -25,7 +25,7 @@ use q7_sim::op::OpReport;
 #[group(id = "profile_args")]
 pub struct Args {
     #[command(flatten)]
-    run: super::run::Args,
+    run: super::session::Args,
     /// Write a flame graph of the simulated call stacks (cycles) as SVG.
     #[arg(long, value_name = "FILE.svg")]
     svg: Option<PathBuf>,
@@ -38,13 +38,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
-    let (report, profile) = super::run::execute_profiled(&args.run, matches)?;
+    let (report, profile) = super::session::execute_profiled(&args.run, matches)?;
     // Output files, findings and failures as `q7 run` handles them.
     let mut run_args = args.run.clone();
     (run_args.json, run_args.stats) = (false, false);
-    if super::run::interrupted(&report) {
+    if super::session::interrupted(&report) {
         // A partial profile is no report: nothing is written or printed.
-        return super::run::finish(&run_args, report, None);
+        return super::session::finish(&run_args, report, None);
     }
     if let Some(path) = &args.folded {
         crate::io::write_output(path, profile.folded.join("\n").as_bytes())?;
@@ -59,7 +59,7 @@ pub fn run(args: Args, matches: Option<&ArgMatches>) -> Result<()> {
         profile_text::write_report(&mut out, &report.function, report.cores, &profile, args.top)?;
         out.flush()?;
     }
-    super::run::finish(&run_args, report, None)
+    super::session::finish(&run_args, report, None)
 }
 
 #[derive(serde::Serialize)]

@@ -41,8 +41,8 @@ pub struct Args {
     /// How the code runs: jit compiles hot blocks to host code (the
     /// interpreter runs the rest; same results and counts), interp
     /// interprets everything.
-    #[arg(long, value_enum, default_value_t = super::run::EngineChoice::Jit)]
-    engine: super::run::EngineChoice,
+    #[arg(long, value_enum, default_value_t = super::session::EngineChoice::Jit)]
+    engine: super::session::EngineChoice,
     /// With the jit: compile a block once it has run N instructions
     /// interpreted (runs times length; default 30000; 1 compiles nearly
     /// everything, as differential testing wants).

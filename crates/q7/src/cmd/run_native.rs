@@ -11,11 +11,11 @@ use q7_build::native::compare::{self, Comparison, View};
 use q7_build::native::{
     self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
 };
-use q7_build::profile::ProcessEnv;
+use q7_build::toolchain::ProcessEnv;
 use q7_sim::npy::{self, Array};
 use q7_sim::op::{Destination, KernelArg, OpError, OpLibrary, OpReport};
 
-use super::run::{self, Args};
+use super::session::{self, Args};
 
 /// The flags that run the op natively.
 #[derive(Clone, Debug, clap::Args)]
@@ -56,24 +56,24 @@ impl NativeFlags {
 }
 
 pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Result<()> {
-    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| run::with_hint(e, args))?;
+    let library = OpLibrary::open(&args.image, args.cores).map_err(|e| session::with_hint(e, args))?;
     let (build_dir, manifest) = native::read_manifest(&args.image)?;
-    let arrays = run::read_inputs(args)?;
-    let values = run::argument_values(args, matches, &arrays);
+    let arrays = session::read_inputs(args)?;
+    let values = session::argument_values(args, matches, &arrays);
     // The function as the simulator resolves it: a compute function or op name of the schema table.
     let function = match (library.entry(&args.function), &library.schemas) {
         (Some(entry), _) => entry.function.clone(),
         (None, Some(entries)) => {
             let available = entries.iter().map(|e| e.function.clone()).collect();
             let unknown = OpError::UnknownFunction { function: args.function.clone(), available };
-            return Err(run::with_hint(unknown, args));
+            return Err(session::with_hint(unknown, args));
         }
         (None, None) => args.function.clone(),
     };
-    let bound = library.bind(&args.function, &values).map_err(|e| run::with_hint(e, args))?;
-    let shaped = run::shaped_destination(args, &library, &values)?;
+    let bound = library.bind(&args.function, &values).map_err(|e| session::with_hint(e, args))?;
+    let shaped = session::shaped_destination(args, &library, &values)?;
     // As the simulator: without a shape function or flags, the first tensor's shape and dtype.
-    let dst = run::destination(args, &arrays, shaped)?
+    let dst = session::destination(args, &arrays, shaped)?
         .map(|d| (d.dtype, d.shape))
         .or_else(|| arrays.first().map(|a| (a.dtype, a.shape.clone())));
     let cores = args.cores.unwrap_or(if manifest.multicore { 8 } else { 1 });
@@ -81,7 +81,7 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     // core gets, and what all of it comes to.
     let (dtype, shape) = dst.clone().unwrap_or((q7_target::DType::F32, vec![0]));
     let placed = q7_sim::op::place(&bound, &Destination { dtype, shape }, cores as usize, None)
-        .map_err(|e| run::with_hint(e, args))?;
+        .map_err(|e| session::with_hint(e, args))?;
     let native_args: Vec<NativeArg> = bound
         .iter()
         .map(|arg| match arg {
@@ -109,7 +109,7 @@ pub fn run(args: &Args, flags: &NativeFlags, matches: Option<&ArgMatches>) -> Re
     };
     if flags.compare {
         let started = Instant::now();
-        let simulated = run::execute(args, matches)?;
+        let simulated = session::execute(args, matches)?;
         let simulated_secs = started.elapsed().as_secs_f64();
         let native = host.run(Sanitizer::AddressUndefined, false)?;
         return finish_compare(args, flags, simulated, native, simulated_secs);

@@ -24,7 +24,7 @@ fn carve_json(path: &str) -> Value {
 }
 
 fn sha(path: &PathBuf) -> String {
-    q7_image::carve::sha256_hex(&std::fs::read(path).unwrap())
+    q7_target::digest::sha256_hex(&std::fs::read(path).unwrap())
 }
 
 /// Which fixture image each getter slot embeds (fixtures/host/src/host.s).

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use common::*;
-use q7_image::roster::demangle::demangle;
+use q7_elf::demangle::demangle;
 use serde_json::Value;
 
 fn host(name: &str) -> PathBuf {
@@ -69,7 +69,7 @@ fn cxxfilt(names: &[String]) -> Option<Vec<String>> {
     let mut child = match Command::new("xtensa-lx106-elf-c++filt").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()
     {
         Ok(c) => c,
-        Err(_) if std::env::var_os("Q7_SKIP_PEERS").is_some() => return None,
+        Err(_) if q7_testkit::skip_peers() => return None,
         Err(e) => panic!("xtensa-lx106-elf-c++filt is not runnable ({e}); run scripts/bootstrap.sh"),
     };
     child.stdin.take().unwrap().write_all((names.join("\n") + "\n").as_bytes()).unwrap();

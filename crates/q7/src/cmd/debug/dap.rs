@@ -18,7 +18,7 @@ use q7_debug::Session;
 #[command(name = "launch")]
 struct LaunchArgv {
     #[command(flatten)]
-    run: super::super::run::Args,
+    run: super::super::session::Args,
 }
 
 /// The `q7 run` argv a launch request's arguments stand for (see
@@ -56,7 +56,7 @@ fn launch_argv(args: &Value) -> Result<Vec<String>, String> {
 }
 
 /// Parses a launch request's arguments as `q7 run` would its flags.
-fn parse_launch(args: &Value) -> Result<(super::super::run::Args, ArgMatches), String> {
+fn parse_launch(args: &Value) -> Result<(super::super::session::Args, ArgMatches), String> {
     let argv = launch_argv(args)?;
     let matches = LaunchArgv::command().try_get_matches_from(&argv).map_err(|e| e.to_string())?;
     let parsed = LaunchArgv::from_arg_matches(&matches).map_err(|e| e.to_string())?;
@@ -66,7 +66,7 @@ fn parse_launch(args: &Value) -> Result<(super::super::run::Args, ArgMatches), S
 /// Serves one debug session: `initialize`, `launch` (its arguments, or the
 /// command line's when it gave the op's), then the session's requests.
 pub fn serve(
-    cli: Option<&super::super::run::Args>,
+    cli: Option<&super::super::session::Args>,
     matches: Option<&ArgMatches>,
     break_on_finding: bool,
 ) -> Result<()> {
@@ -96,7 +96,7 @@ pub fn serve(
     let interrupt = q7_sim::interrupt::Interrupt::new(move || flag.load(Ordering::SeqCst));
     let mut started = false;
     let loaded =
-        super::super::run::with_prepared(&run_args, launch_matches.as_ref(), Some(interrupt), |_, _, _, op| {
+        super::super::session::with_prepared(&run_args, launch_matches.as_ref(), Some(interrupt), |_, _, _, op| {
             started = true;
             let session = Session::new(op.into_debug(), options.break_on_finding);
             Ok(dap::serve_session(&launch, session, options, pause.clone(), &requests, &mut out)?)

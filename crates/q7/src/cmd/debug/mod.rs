@@ -37,7 +37,7 @@ use clap::ArgMatches;
 )]
 pub struct Args {
     #[command(flatten)]
-    run: Option<super::run::Args>,
+    run: Option<super::session::Args>,
     /// Debug a bare-metal Xtensa ELF (as `q7 run-bare` runs it) instead of an op.
     #[arg(long, value_name = "ELF", conflicts_with = "Args")]
     bare: Option<PathBuf>,
@@ -90,14 +90,14 @@ fn open_bare(elf: &std::path::Path, board: &str, script: Option<&str>) -> Result
 
 /// `q7 run --debug-on-finding`: the session that stops at the run's first
 /// finding, then the prompt.
-pub fn at_first_finding(args: &super::run::Args, matches: Option<&ArgMatches>) -> Result<()> {
+pub fn at_first_finding(args: &super::session::Args, matches: Option<&ArgMatches>) -> Result<()> {
     open(args, matches, true, None, &["continue", "backtrace"])
 }
 
 /// A session over the op `run_args` name: `first` commands, then `script`'s
 /// (each echoed after the prompt) or the prompt's.
 fn open(
-    run_args: &super::run::Args,
+    run_args: &super::session::Args,
     matches: Option<&ArgMatches>,
     break_on_finding: bool,
     script: Option<&str>,
@@ -107,7 +107,7 @@ fn open(
     let (_ctrl_c, interrupt) = q7_sim::interrupt::ctrl_c();
     let mut run_args = run_args.clone();
     run_args.json = true; // console output is captured and shown by the session
-    super::run::with_prepared(&run_args, matches, Some(interrupt), |_, _, _, session| {
+    super::session::with_prepared(&run_args, matches, Some(interrupt), |_, _, _, session| {
         drive(commands::Session::new(session.into_debug(), break_on_finding), script, first)
     })
 }

@@ -1,4 +1,4 @@
-//! Itanium C++ ABI names, demangled by the `cpp_demangle` crate in GNU
+//! Itanium C++ ABI names of symbols, demangled by the `cpp_demangle` crate in GNU
 //! c++filt's spelling (`char const*`, `(unsigned char)1`, `[clone .isra.0]`),
 //! which the roster contract test checks name by name against
 //! `xtensa-lx106-elf-c++filt`.

@@ -3,12 +3,12 @@
 //! arrays decaying to pointers), pointer arithmetic scaled by the target's
 //! size, comparisons and logic giving `bool` (as C++ does).
 
-use super::eval::{invalid, unreadable, Context, Failure, Result};
-use super::expr::{Binary, Expr, Unary};
-use super::location::Loc;
-use super::object::Object;
-use super::types::{Type, TypeRef};
-use super::value::Value;
+use super::{invalid, unreadable, Context, Failure, Result};
+use crate::debuginfo::expr::{Binary, Expr, Unary};
+use crate::debuginfo::location::Loc;
+use crate::debuginfo::object::Object;
+use crate::debuginfo::types::{Type, TypeRef};
+use crate::debuginfo::value::Value;
 
 /// An operand of arithmetic, after C's conversions.
 #[derive(Clone, Debug)]

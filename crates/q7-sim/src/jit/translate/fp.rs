@@ -13,7 +13,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, I32};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 
-use crate::jit::translate::{Translator, TRUSTED};
+use super::{Translator, TRUSTED};
 use crate::jit::JitCtx;
 use crate::uop::{Kind, Op};
 
