@@ -10,6 +10,7 @@
 #define Q7_ATEN_FUNCTIONS_H
 
 #include <ATen/core/Tensor.h>
+#include <ATen/unary_ops.h>
 
 namespace at {
 
@@ -30,40 +31,10 @@ Tensor arange(const Scalar &start, const Scalar &end, const Scalar &step = 1, Te
 Tensor from_blob(void *data, IntArrayRef sizes, TensorOptions options = {});
 
 // --- unary element-wise ---
-#define Q7_UNARY_OP(name)                                  \
-  Tensor &name##_out(Tensor &result, const Tensor &self);  \
+#define Q7_UNARY_OP(name, kind, policy)                   \
+  Tensor &name##_out(Tensor &result, const Tensor &self); \
   Tensor name(const Tensor &self);
-Q7_UNARY_OP(abs)
-Q7_UNARY_OP(neg)
-Q7_UNARY_OP(relu)
-Q7_UNARY_OP(sign)
-Q7_UNARY_OP(square)
-Q7_UNARY_OP(exp)
-Q7_UNARY_OP(exp2)
-Q7_UNARY_OP(expm1)
-Q7_UNARY_OP(log)
-Q7_UNARY_OP(log2)
-Q7_UNARY_OP(log10)
-Q7_UNARY_OP(log1p)
-Q7_UNARY_OP(sqrt)
-Q7_UNARY_OP(rsqrt)
-Q7_UNARY_OP(reciprocal)
-Q7_UNARY_OP(sigmoid)
-Q7_UNARY_OP(tanh)
-Q7_UNARY_OP(sin)
-Q7_UNARY_OP(cos)
-Q7_UNARY_OP(tan)
-Q7_UNARY_OP(asin)
-Q7_UNARY_OP(acos)
-Q7_UNARY_OP(atan)
-Q7_UNARY_OP(sinh)
-Q7_UNARY_OP(cosh)
-Q7_UNARY_OP(erf)
-Q7_UNARY_OP(ceil)
-Q7_UNARY_OP(floor)
-Q7_UNARY_OP(round)
-Q7_UNARY_OP(trunc)
-Q7_UNARY_OP(bitwise_not)
+Q7_UNARY_OPS(Q7_UNARY_OP)
 #undef Q7_UNARY_OP
 
 // --- binary element-wise ---

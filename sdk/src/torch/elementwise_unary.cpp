@@ -126,41 +126,12 @@ struct BitwiseNotOp {
 
 }  // namespace
 
-#define Q7_DEFINE_UNARY(name, Op, policy)                                                              \
-  Tensor &name##_out(Tensor &result, const Tensor &self) { return unary_out<Op>(result, self, policy, #name); } \
-  Tensor name(const Tensor &self) { return unary<Op>(self, policy, #name); }
-
-Q7_DEFINE_UNARY(abs, AbsOp, Policy::kSameType)
-Q7_DEFINE_UNARY(neg, NegOp, Policy::kSameType)
-Q7_DEFINE_UNARY(relu, ReluOp, Policy::kSameType)
-Q7_DEFINE_UNARY(sign, SignOp, Policy::kSameType)
-Q7_DEFINE_UNARY(square, SquareOp, Policy::kSameType)
-Q7_DEFINE_UNARY(ceil, CeilOp, Policy::kSameType)
-Q7_DEFINE_UNARY(floor, FloorOp, Policy::kSameType)
-Q7_DEFINE_UNARY(round, RoundOp, Policy::kSameType)
-Q7_DEFINE_UNARY(trunc, TruncOp, Policy::kSameType)
-Q7_DEFINE_UNARY(exp, ExpOp, Policy::kFloating)
-Q7_DEFINE_UNARY(exp2, Exp2Op, Policy::kFloating)
-Q7_DEFINE_UNARY(expm1, Expm1Op, Policy::kFloating)
-Q7_DEFINE_UNARY(log, LogOp, Policy::kFloating)
-Q7_DEFINE_UNARY(log2, Log2Op, Policy::kFloating)
-Q7_DEFINE_UNARY(log10, Log10Op, Policy::kFloating)
-Q7_DEFINE_UNARY(log1p, Log1pOp, Policy::kFloating)
-Q7_DEFINE_UNARY(sqrt, SqrtOp, Policy::kFloating)
-Q7_DEFINE_UNARY(rsqrt, RsqrtOp, Policy::kFloating)
-Q7_DEFINE_UNARY(reciprocal, ReciprocalOp, Policy::kFloating)
-Q7_DEFINE_UNARY(sigmoid, SigmoidOp, Policy::kFloating)
-Q7_DEFINE_UNARY(tanh, TanhOp, Policy::kFloating)
-Q7_DEFINE_UNARY(sin, SinOp, Policy::kFloating)
-Q7_DEFINE_UNARY(cos, CosOp, Policy::kFloating)
-Q7_DEFINE_UNARY(tan, TanOp, Policy::kFloating)
-Q7_DEFINE_UNARY(asin, AsinOp, Policy::kFloating)
-Q7_DEFINE_UNARY(acos, AcosOp, Policy::kFloating)
-Q7_DEFINE_UNARY(atan, AtanOp, Policy::kFloating)
-Q7_DEFINE_UNARY(sinh, SinhOp, Policy::kFloating)
-Q7_DEFINE_UNARY(cosh, CoshOp, Policy::kFloating)
-Q7_DEFINE_UNARY(erf, ErfOp, Policy::kFloating)
-Q7_DEFINE_UNARY(bitwise_not, BitwiseNotOp, Policy::kIntegral)
+#define Q7_DEFINE_UNARY(name, kind, policy)                                              \
+  Tensor &name##_out(Tensor &result, const Tensor &self) {                               \
+    return unary_out<kind##Op>(result, self, Policy::k##policy, #name);                    \
+  }                                                                                      \
+  Tensor name(const Tensor &self) { return unary<kind##Op>(self, Policy::k##policy, #name); }
+Q7_UNARY_OPS(Q7_DEFINE_UNARY)
 #undef Q7_DEFINE_UNARY
 
 Tensor operator-(const Tensor &self) { return neg(self); }
@@ -171,21 +142,7 @@ Tensor operator-(const Tensor &self) { return neg(self); }
     Tensor &self = const_cast<Tensor &>(*this);               \
     return at::name##_out(self, self);                        \
   }
-Q7_UNARY_MEMBER(abs)
-Q7_UNARY_MEMBER(neg)
-Q7_UNARY_MEMBER(relu)
-Q7_UNARY_MEMBER(exp)
-Q7_UNARY_MEMBER(log)
-Q7_UNARY_MEMBER(sqrt)
-Q7_UNARY_MEMBER(rsqrt)
-Q7_UNARY_MEMBER(sigmoid)
-Q7_UNARY_MEMBER(tanh)
-Q7_UNARY_MEMBER(sin)
-Q7_UNARY_MEMBER(cos)
-Q7_UNARY_MEMBER(ceil)
-Q7_UNARY_MEMBER(floor)
-Q7_UNARY_MEMBER(round)
-Q7_UNARY_MEMBER(reciprocal)
+Q7_UNARY_METHODS(Q7_UNARY_MEMBER)
 #undef Q7_UNARY_MEMBER
 
 }  // namespace at

@@ -7,6 +7,8 @@
 #ifndef Q7_ATEN_TENSOR_H
 #define Q7_ATEN_TENSOR_H
 
+#include <ATen/unary_ops.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <ATen/core/TensorAccessor.h>
@@ -148,21 +150,7 @@ class Tensor {
 #define Q7_UNARY_MEMBER(name) \
   Tensor name() const;        \
   Tensor &name##_() const;
-  Q7_UNARY_MEMBER(abs)
-  Q7_UNARY_MEMBER(neg)
-  Q7_UNARY_MEMBER(relu)
-  Q7_UNARY_MEMBER(exp)
-  Q7_UNARY_MEMBER(log)
-  Q7_UNARY_MEMBER(sqrt)
-  Q7_UNARY_MEMBER(rsqrt)
-  Q7_UNARY_MEMBER(sigmoid)
-  Q7_UNARY_MEMBER(tanh)
-  Q7_UNARY_MEMBER(sin)
-  Q7_UNARY_MEMBER(cos)
-  Q7_UNARY_MEMBER(ceil)
-  Q7_UNARY_MEMBER(floor)
-  Q7_UNARY_MEMBER(round)
-  Q7_UNARY_MEMBER(reciprocal)
+  Q7_UNARY_METHODS(Q7_UNARY_MEMBER)
 #undef Q7_UNARY_MEMBER
 
   // The descriptor behind this handle (sdk/ABI.md layout).
