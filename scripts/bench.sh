@@ -407,6 +407,9 @@ if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
         row "torch.ops call, ${BASH_REMATCH[1]} float32, outside the simulator" "${BASH_REMATCH[4]} ms" \
           "torch.relu ${BASH_REMATCH[5]} ms" "$(ratio "${BASH_REMATCH[5]}" "${BASH_REMATCH[4]}")"
         n=$((n + 1))
+      elif [[ $l =~ ^shape\ step\ of\ (.+):\ ([0-9.]+)\ us\ per\ call\ \(goal\ \<=\ ([0-9]+)\ us ]]; then
+        row "torch.ops call: the shape step of ${BASH_REMATCH[1]}" "${BASH_REMATCH[2]} us" "goal <= ${BASH_REMATCH[3]} us" \
+          "$(ratio "${BASH_REMATCH[3]}" "${BASH_REMATCH[2]}")"
       fi
     done <"$LOGS/torch.out"
     ((n)) || raw torch

@@ -1,5 +1,6 @@
-"""Shape libraries: the op author's host sources, built against libtorch with
-`torch.utils.cpp_extension` and q7's `torchneuron/register.h`.
+"""Shape libraries built against libtorch, with `torch.utils.cpp_extension`
+and q7's `torchneuron/register.h`: the path for shape sources that use what
+q7's host torch lacks (q7._host_shape builds the others).
 
 A build takes most of a minute (libtorch's headers), so finished libraries
 are cached under a key made of what goes into them: the sources' names and

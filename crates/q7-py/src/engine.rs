@@ -64,6 +64,37 @@ pub fn build(
     Ok((report.libraries, toolchain))
 }
 
+/// What [`shape_library`] gives back.
+pub enum ShapeBuild {
+    /// The library's path.
+    Built(PathBuf),
+    /// The sources do not build against q7's host torch (they use what it
+    /// lacks, or do not compile at all): the compiler's or linker's words.
+    Unsupported(String),
+}
+
+/// Builds the shape sources against q7's host torch into
+/// `<build_dir>/shape/<file_name>`, the C ABI library python/q7 calls.
+pub fn shape_library(
+    build_dir: &Path,
+    file_name: &str,
+    sources: &[PathBuf],
+    includes: &[PathBuf],
+    cflags: &[String],
+    verbose: bool,
+    sink: &(dyn Fn(String) + Sync),
+) -> Result<ShapeBuild, String> {
+    use q7_build::shape::{self, ShapeError};
+    let obs = LineObserver { verbose, sink };
+    match shape::build_library(&ProcessEnv, build_dir, file_name, sources, includes, cflags, &obs) {
+        Ok(path) => Ok(ShapeBuild::Built(path)),
+        Err(e @ (ShapeError::Compile { .. } | ShapeError::Link { .. } | ShapeError::NoCompiler)) => {
+            Ok(ShapeBuild::Unsupported(e.to_string()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Makes `dir` a build directory private to this user (created 0700), or
 /// says why an existing one is not (another owner, writable by others).
 pub fn private_dir(dir: &Path) -> Result<(), BuildDirError> {

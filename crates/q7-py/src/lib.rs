@@ -58,7 +58,41 @@ fn build(
         ..Default::default()
     };
     let verbose = log.is_some();
-    let sink = move |line: String| {
+    let sink = line_sink(log);
+    gil::allow_threads(py, || engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
+}
+
+/// shape_library(build_dir, file_name, sources, includes, cflags, log=None)
+/// -> (path, None) | (None, why): builds the shape sources against q7's host
+/// torch into `build_dir/shape/file_name` (sdk/host/src/shape_abi.cpp's C
+/// ABI). `why`, the compiler's or linker's output, when they do not build
+/// there (the caller falls back to libtorch); other failures raise
+/// BuildError.
+#[pyfunction]
+#[pyo3(signature = (build_dir, file_name, sources, includes, cflags, log=None))]
+fn shape_library(
+    py: Python<'_>,
+    build_dir: PathBuf,
+    file_name: String,
+    sources: Vec<PathBuf>,
+    includes: Vec<PathBuf>,
+    cflags: Vec<String>,
+    log: Option<PyObject>,
+) -> PyResult<(Option<PathBuf>, Option<String>)> {
+    let verbose = log.is_some();
+    let sink = line_sink(log);
+    let built = gil::allow_threads(py, || {
+        engine::shape_library(&build_dir, &file_name, &sources, &includes, &cflags, verbose, &sink)
+    });
+    match built.map_err(|e| build_error(py, e))? {
+        engine::ShapeBuild::Built(path) => Ok((Some(path), None)),
+        engine::ShapeBuild::Unsupported(why) => Ok((None, Some(why))),
+    }
+}
+
+/// A sink of lines for `log` (a callable), which may be None.
+fn line_sink(log: Option<PyObject>) -> impl Fn(String) + Sync {
+    move |line: String| {
         if let Some(log) = &log {
             // A failing logger must not fail the build; at interpreter
             // exit the line is dropped.
@@ -66,8 +100,7 @@ fn build(
                 let _ = log.call1(py, (line,));
             });
         }
-    };
-    gil::allow_threads(py, || engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
+    }
 }
 
 /// private_dir(path): makes `path` (and missing parents) unless it exists:
@@ -304,6 +337,7 @@ impl Kernel {
 fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(shape_library, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<ProfileReport>()?;
