@@ -49,10 +49,11 @@ MAX_RANK = 8
 _MESSAGE = 1024
 
 
-def build(name, sources, cflags, include_paths, build_files, log=None):
+def build(name, sources, cflags, include_paths, build_files, log=None, progress=None):
     """Builds the shape library of `sources` in `build_files`/shape/ and
     returns its path; None, after printing a one-line note, when the sources
-    need libtorch (the caller builds them there)."""
+    need libtorch (the caller builds them there). `log` hears every step and
+    command, `progress` one line when the build has work to do."""
     for src in sources:
         if not os.path.isfile(src):
             raise FileNotFoundError(f"{src}: shape source not found")
@@ -65,6 +66,7 @@ def build(name, sources, cflags, include_paths, build_files, log=None):
         [os.path.abspath(p) for p in include_paths],
         list(cflags),
         log,
+        progress,
     )
     if path is None:
         print(f"q7: {unsupported(why)}; building the shape library against libtorch instead", file=sys.stderr, flush=True)

@@ -55,9 +55,9 @@ def _key(name, sources, cflags, include_paths):
     return h.hexdigest()[:16]
 
 
-def build(name, sources, cflags, include_paths, log=None):
+def build(name, sources, cflags, include_paths, log=None, progress=None):
     """Returns the path of the shape library of `sources`, building it once
-    (not loaded into this process)."""
+    (not loaded into this process); `progress` hears one line when it builds."""
     for src in sources:
         if not os.path.isfile(src):
             raise FileNotFoundError(f"{src}: shape source not found")

@@ -23,7 +23,10 @@ import tempfile
 
 import torch
 
-from q7 import _archive, _host_shape, _q7, _runtime, _shape
+from q7 import _archive, _host_shape, _prepare, _q7, _runtime, _shape
+
+# The device SDK, when missing, builds while the script goes on (q7._prepare).
+_prepare.in_background()
 
 METADATA = "metadata.json"
 # metadata.json's `shape_abi` of a shape library built against libtorch
@@ -287,6 +290,8 @@ def load(
     wrote are an error), `max_instructions` (the budget of a call)."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     log = _log_to_stdout if verbose else None
+    # One line on stderr per step that has work to do (verbose says more).
+    progress = None if verbose else _prepare.progress_line
     compute_srcs = _str_list("compute_srcs", compute_srcs, paths=True)
     shape_srcs = _str_list("shape_srcs", shape_srcs, paths=True)
     extra_cflags = _str_list("extra_cflags", extra_cflags)
@@ -303,10 +308,10 @@ def load(
     build_files = os.path.join(os.path.abspath(build_directory), BUILD_FILES)
     _q7.private_dir(build_files)
 
-    shape_library = _host_shape.build(name, shape_srcs, extra_cflags, extra_include_paths, build_files, log)
+    shape_library = _host_shape.build(name, shape_srcs, extra_cflags, extra_include_paths, build_files, log, progress)
     shape_abi = _host_shape.KIND
     if shape_library is None:
-        shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log)
+        shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log, progress)
         shape_abi = LIBTORCH
     contents = _read(shape_library)
     origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
@@ -336,6 +341,7 @@ def load(
         extra_cflags,
         bool(multicore),
         log,
+        progress,
     )
     libraries = [str(p) for p in libraries]
     images = []

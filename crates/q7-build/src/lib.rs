@@ -15,6 +15,7 @@ mod ir_compile;
 pub mod legalize;
 pub mod lsp;
 pub mod native;
+pub mod prepare;
 pub mod profile;
 pub use q7_target::schema;
 pub mod sdk;

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
-use q7_build::driver::Quiet;
 use q7_build::native::compare::{self, Comparison, View};
 use q7_build::native::{
     self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
@@ -16,6 +15,9 @@ use q7_sim::npy::{self, Array};
 use q7_sim::op::{Destination, KernelArg, OpError, OpLibrary, OpReport};
 
 use super::run::{self, Args};
+
+// The host SDK's one-off build says so on stderr; the rest is silent.
+const NOTES: super::prepare::Notes = super::prepare::Notes { quiet: false, verbose: false };
 
 /// The flags that run the op natively.
 #[derive(Clone, Debug, clap::Args)]
@@ -145,7 +147,7 @@ impl HostRun<'_> {
     /// Builds (or finds) the host program for `sanitizer` and runs it once;
     /// `echo` streams the op's stdout through.
     fn run(&self, sanitizer: Sanitizer, echo: bool) -> Result<NativeReport> {
-        let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
+        let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &NOTES)
             .map_err(|e| match self.verbose {
                 true => anyhow::anyhow!("{e}"),
                 false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),

@@ -291,3 +291,29 @@ fn source_paths_with_spaces_and_metacharacters_build() {
     assert!(dir.path().join("b $(x)/librelu.packed.so").is_file());
     assert!(!dir.path().join("pwned").exists());
 }
+
+/// `q7 prepare` builds the device SDK where builds look for it (the cache
+/// the CLI and the Python package share): a second run and a build after it
+/// find it built, and the build links the very archive it named.
+#[test]
+fn prepare_leaves_the_sdk_the_builds_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = q7_in(dir.path(), &["prepare"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let said = stdout(&first);
+    let archive = PathBuf::from(said.trim().strip_prefix("device SDK ready: ").expect("names the archive"));
+    assert!(archive.is_file() && archive.starts_with(Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache")));
+    let again = q7_in(dir.path(), &["prepare"]);
+    assert!(again.status.success() && stdout(&again) == said, "{}", stderr(&again));
+    assert!(!stderr(&again).contains("building q7's device SDK"), "{}", stderr(&again));
+    let out = build(dir.path(), &["-v", "--build-dir", "b"], &op_source("relu_accessor.cpp"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("building q7's device SDK"), "{}", stderr(&out));
+    let link = stderr(&out)
+        .lines()
+        .find(|l| l.contains("xtensa-lx106-elf-ld"))
+        .map(str::to_string)
+        .expect("-v shows the link");
+    assert!(link.contains(archive.to_str().unwrap()), "{link}");
+    assert!(q7_in(dir.path(), &["prepare", "-q"]).stdout.is_empty());
+}
