@@ -72,6 +72,8 @@ def build(name, sources, cflags, include_paths, log=None, progress=None):
     os.makedirs(directory, exist_ok=True)
     if log:
         log(f"q7: building shape library from {', '.join(sources)} with torch.utils.cpp_extension")
+    if progress:
+        progress("q7: building the shape library against libtorch (most of a minute; cached for next time)")
     spec = {
         "name": ext_name,
         "sources": [os.path.abspath(s) for s in sources],

@@ -45,3 +45,34 @@ def test_verbose_load_shows_the_build_steps(test_ops, tmp_path, capsys):
     assert "libq7_test_opscustomop.so" in os.listdir(tmp_path / ".q7-build")
     # The re-load re-bound the ops to the new build; they still run.
     assert torch.equal(torch.ops.q7_test_ops.affine(torch.ones(2), 2.0, 1, 0), torch.full((2,), 3.0))
+
+
+def test_a_load_prints_one_line_per_step_with_work_unless_quiet(tmp_path):
+    # In a child, whose stderr is the load's alone: a first load, a second
+    # with nothing to do, one after an edit of the compute source, one quiet.
+    ops = os.path.join(os.path.dirname(__file__), "ops")
+    compute = tmp_path / "ops.cpp"
+    shutil.copy(os.path.join(ops, "ops.cpp"), compute)
+    script = f"""
+from q7 import custom_op
+custom_op.load(name="q7_test_ops", compute_srcs=[{str(compute)!r}], shape_srcs=[{os.path.join(ops, "shape.cpp")!r}],
+               build_directory={str(tmp_path / "b")!r})
+"""
+
+    def load(**env):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ, **env))
+        assert done.returncode == 0, done.stderr
+        return done.stderr.splitlines()
+
+    assert load() == [
+        "q7: building the shape library (q7's host torch)",
+        "q7: compiling the op for the device",
+        "q7: linking the op's images",
+    ]
+    assert load() == []
+    with open(compute, "a") as f:
+        f.write("\n")
+    assert load(Q7_QUIET="1") == []
+    with open(compute, "a") as f:
+        f.write("\n")
+    assert load() == ["q7: compiling the op for the device", "q7: linking the op's images"]

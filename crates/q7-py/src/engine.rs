@@ -25,7 +25,8 @@ use q7_target::memmap::Window;
 use q7_target::DType;
 
 /// Who hears of a build, line by line: `log` every step and command (the
-/// caller's verbose mode), `progress` the notes of long steps.
+/// caller's verbose mode), `progress` one line as each phase starts work
+/// (phases with nothing to do say nothing) and the notes of long steps.
 #[derive(Clone, Copy)]
 pub struct Listener<'a> {
     pub log: Option<&'a (dyn Fn(String) + Sync)>,
@@ -35,16 +36,32 @@ pub struct Listener<'a> {
 /// A [`Listener`] as the build driver's observer.
 struct LineObserver<'a> {
     listener: Listener<'a>,
+    /// The phase under way, and whether its line was said.
+    phase: std::sync::Mutex<(String, bool)>,
 }
 
 impl<'a> LineObserver<'a> {
     fn new(listener: Listener<'a>) -> LineObserver<'a> {
-        LineObserver { listener }
+        LineObserver { listener, phase: std::sync::Mutex::new((String::new(), false)) }
     }
 }
 
+/// The progress line of a build phase, when it is one worth a line.
+fn phase_line(phase: &str) -> Option<&'static str> {
+    Some(match phase {
+        "shape" => "q7: building the shape library (q7's host torch)",
+        "compile" => "q7: compiling the op for the device",
+        "link" | "link+pack" => "q7: linking the op's images",
+        _ => return None,
+    })
+}
+
 impl Observer for LineObserver<'_> {
-    fn phase(&self, _: &str, _: usize) {}
+    fn phase(&self, name: &str, _: usize) {
+        if let Ok(mut phase) = self.phase.lock() {
+            *phase = (name.to_string(), false);
+        }
+    }
 
     fn step(&self, label: &str, skipped: bool) {
         if let Some(log) = self.listener.log {
@@ -56,6 +73,16 @@ impl Observer for LineObserver<'_> {
     fn command(&self, cmd: &Command) {
         if let Some(log) = self.listener.log {
             log(cmd.display());
+        }
+        if let Some(progress) = self.listener.progress {
+            // The first command of a phase: it has work to do.
+            let line = self.phase.lock().ok().and_then(|mut phase| {
+                let first = !std::mem::replace(&mut phase.1, true);
+                phase_line(&phase.0).filter(|_| first)
+            });
+            if let Some(line) = line {
+                progress(line.to_string());
+            }
         }
     }
 
