@@ -145,6 +145,15 @@ fn say(callable: &Option<PyObject>, line: String) {
     }
 }
 
+/// cli(args) -> exit status: runs the q7 command line on `args` (the
+/// program name first), as the `q7` binary does: the package's `q7` script
+/// (python/q7_cli) calls it. Help, `--version` and flag errors end the
+/// process, as in the binary.
+#[pyfunction]
+fn cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> i32 {
+    gil::allow_threads(py, || q7_cli::main(args))
+}
+
 /// private_dir(path): makes `path` (and missing parents) unless it exists:
 /// a fresh directory is 0700. Raises PermissionError when it is owned by
 /// another user or writable by its group or others (generated files must not
@@ -378,6 +387,7 @@ impl Kernel {
 #[pymodule]
 fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
     m.add_function(wrap_pyfunction!(shape_library, m)?)?;
     m.add_function(wrap_pyfunction!(device_sdk, m)?)?;
