@@ -400,6 +400,8 @@ def _read_metadata(path, members):
         raise ValueError(f"{path}: {METADATA}: compute_sources is not a list of paths")
     if not isinstance(metadata.get("torch_version", ""), str):
         raise ValueError(f"{path}: {METADATA}: torch_version is not a string")
+    if not isinstance(metadata.get("torch_cxx11_abi", False), bool):
+        raise ValueError(f"{path}: {METADATA}: torch_cxx11_abi is not true or false")
     if metadata.setdefault("shape_abi", LIBTORCH) not in (LIBTORCH, _host_shape.KIND):
         raise ValueError(f"{path}: {METADATA}: shape_abi {metadata['shape_abi']!r} is neither {LIBTORCH} nor {_host_shape.KIND}")
     return metadata

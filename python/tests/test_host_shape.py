@@ -119,6 +119,11 @@ def test_an_archive_with_a_host_shape_library_loads_under_another_torch(test_ops
     custom_op.load_library(other)
     x = torch.arange(5.0)
     assert torch.equal(torch.ops.q7_test_ops.copy_bytes(x), x)
+    metadata["torch_cxx11_abi"] = "1"
+    _archive.write(other, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    with pytest.raises(ValueError, match=r"metadata.json: torch_cxx11_abi is not true or false"):
+        custom_op.load_library(other)
+    metadata["torch_cxx11_abi"] = True
     metadata["shape_abi"] = "q7-host-9"
     _archive.write(other, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
     with pytest.raises(ValueError, match=r"shape_abi 'q7-host-9' is neither libtorch nor q7-host"):
