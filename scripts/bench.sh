@@ -407,6 +407,9 @@ if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
         row "torch.ops call, ${BASH_REMATCH[1]} float32, outside the simulator" "${BASH_REMATCH[4]} ms" \
           "torch.relu ${BASH_REMATCH[5]} ms" "$(ratio "${BASH_REMATCH[5]}" "${BASH_REMATCH[4]}")"
         n=$((n + 1))
+      elif [[ $l =~ ^shape\ step\ of\ (.+):\ ([0-9.]+)\ us\ per\ call\ \(goal\ \<=\ ([0-9]+)\ us ]]; then
+        row "torch.ops call: the shape step of ${BASH_REMATCH[1]}" "${BASH_REMATCH[2]} us" "goal <= ${BASH_REMATCH[3]} us" \
+          "$(ratio "${BASH_REMATCH[3]}" "${BASH_REMATCH[2]}")"
       fi
     done <"$LOGS/torch.out"
     ((n)) || raw torch
@@ -415,6 +418,34 @@ if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
   fi
 else
   row "torch.ops call" "skipped: no .venv with q7 (scripts/python-env.sh)" "-" "-"
+fi
+
+# --- the edit-run loop of an op author (issue 31; needs scripts/python-env.sh) --
+# python/bench/edit_loop.py: custom_op.load of examples/torch_mlp cold (empty
+# op cache, SDK prepared), warm, after a whitespace change in shape.cpp and
+# after switching on -g, each a new process; the goal beside each figure
+# (the "peer" column; peer/q7 above 1: the goal is met).
+if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
+  echo "== python/bench/edit_loop.py" >&2
+  if timeout "$TIMEOUT" .venv/bin/python python/bench/edit_loop.py >"$LOGS/edit_loop.out" 2>"$LOGS/edit_loop.err"; then
+    sed 's/^/   /' "$LOGS/edit_loop.out" >&2
+    n=0
+    re='^edit-run loop: (.+): ([0-9.]+) s \(goal <= ([0-9.]+) s'
+    while IFS= read -r l; do
+      if [[ $l =~ $re ]]; then
+        row "edit-run loop: ${BASH_REMATCH[1]}" "${BASH_REMATCH[2]} s" "goal <= ${BASH_REMATCH[3]} s" \
+          "$(ratio "${BASH_REMATCH[3]}" "${BASH_REMATCH[2]}")"
+        n=$((n + 1))
+      elif [[ $l =~ ^edit-run\ loop:\ (preparing[^:]*):\ ([0-9.]+)\ s ]]; then
+        row "edit-run loop: ${BASH_REMATCH[1]}" "${BASH_REMATCH[2]} s" "-" "-"
+      fi
+    done <"$LOGS/edit_loop.out"
+    ((n)) || raw edit_loop
+  else
+    row "edit-run loop" "FAILED: $(tail -n 1 "$LOGS/edit_loop.err")" "-" "-"
+  fi
+else
+  row "edit-run loop" "skipped: no .venv with q7 (scripts/python-env.sh)" "-" "-"
 fi
 
 # --- the table -----------------------------------------------------------------

@@ -2,7 +2,9 @@
 # Makes .venv: a virtual environment of Debian's /usr/bin/python3 (the
 # interpreter that sees Debian's torch; another `python3` on PATH may not),
 # with maturin and pytest from pip, and the q7 package built into it from
-# this checkout (`maturin develop --release`). Idempotent.
+# this checkout (`maturin develop --release`), then q7's device SDK built
+# into the cache (`python -m q7.prepare`, once per q7 version: the first
+# custom_op.load does not pay for it). Idempotent.
 #
 # Q7_PY_PROFILE=dev builds the extension in cargo's dev profile instead:
 # scripts/test.sh does: a release build of the simulator costs minutes and
@@ -30,4 +32,5 @@ else
   echo "python-env: maturin develop --release (the q7 package into .venv)"
   .venv/bin/maturin develop --release --quiet
 fi
+.venv/bin/python -m q7.prepare
 .venv/bin/python -c 'import q7, torch; print(f"python-env: q7 ready in .venv (torch {torch.__version__})")'

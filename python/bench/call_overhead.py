@@ -8,6 +8,10 @@ time inside the simulator's run loop, and the rest ("non-simulation": shape
 function, argument checks, machine set-up, the copies in and out). The
 peers: torch.relu on the same tensor (a native CPU op) and x.clone() (one
 copy of the tensor, what one crossing costs at least).
+
+Then the shape step alone (the shape function through the host shape
+library's C ABI, as each call runs it), per call for one and for four
+arguments, beside its goal of 20 us (issue 31).
 """
 
 import os
@@ -59,6 +63,13 @@ def main():
             f"{numel:>10} {n:>6} {total * 1e3:>8.3f}ms {simulated * 1e3:>8.3f}ms {non_sim * 1e3:>8.3f}ms "
             f"{relu * 1e3:>9.4f}ms {clone * 1e3:>7.4f}ms  {non_sim / relu:>11.1f}x  {non_sim / clone:>12.1f}x"
         )
+    from q7 import _runtime
+
+    x = torch.randn(64, 32)
+    for qualified, args in (("q7_test_ops::copy_bytes", (x,)), ("q7_test_ops::affine", (x[0], 2.0, 1, 0.5))):
+        shape = _runtime._BOUND[qualified].shape
+        seconds = per_call(lambda: shape(args), calls * 50)
+        print(f"shape step of {qualified}, {len(args)} argument(s): {seconds * 1e6:.1f} us per call (goal <= 20 us)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """q7: build and run AWS Neuron GPSIMD custom ops from PyTorch, on CPU.
 
 `q7.custom_op` is a drop-in for `torch_neuronx.xla_impl.custom_op`: it builds
-an op author's shape sources against libtorch and compute sources with q7,
+an op author's shape sources for the host and compute sources with q7,
 and makes `torch.ops.<ns>.<op>` run the compute function in q7's simulator.
 `python -m q7.neuronx SCRIPT` runs an unmodified Neuron script that way.
 """

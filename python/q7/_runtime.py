@@ -1,8 +1,9 @@
 """Calling ops: the CPU kernel q7 gives `torch.ops.<ns>.<op>`.
 
-Per call: the op's own shape function (registered by register.h as
-`<ns>::_q7_shape_<op>`) says the output's shape and dtype, which is what the
-device's get_dst_tensor() has; q7 hands the simulator each input tensor's
+Per call: the op's own shape function (through the host shape library's C
+ABI, or registered by register.h as `<ns>::_q7_shape_<op>` in a libtorch
+one) says the output's shape and dtype, which is what the device's
+get_dst_tensor() has; q7 hands the simulator each input tensor's
 bytes as an immutable `bytes` copy (no addresses cross to Rust, and nothing
 the caller does to the tensor meanwhile reaches the run) and returns a tensor
 over the `bytearray` of output bytes the simulator handed back.
@@ -175,13 +176,14 @@ def profile():
 class BoundOp:
     """One op ("ns::op") bound to its compute function in a loaded compute
     library, with the options load or load_library gave it and the compute
-    sources' paths by file name (to name a frame's file whole)."""
+    sources' paths by file name (to name a frame's file whole). `shape`
+    answers the call's arguments with the output's (dtype, shape)."""
 
-    def __init__(self, qualified, compute_fn, compute, shape_op, options=None, sources=()):
+    def __init__(self, qualified, compute_fn, compute, shape, options=None, sources=()):
         self.qualified = qualified
         self.compute_fn = compute_fn
         self.compute = compute
-        self.shape_op = shape_op
+        self.shape = shape
         self.options = {**DEFAULT_OPTIONS, **(options or {})}
         self.sources = {}
         for path in sources:
@@ -231,9 +233,9 @@ class BoundOp:
         return ("tensor", name, dtype, list(value.shape), data)
 
     def _shape(self, args):
-        """The shape function's tensor for `args` (its shape and dtype are the destination's)."""
+        """The shape function's (dtype, shape) for `args`: the destination's."""
         try:
-            return self.shape_op(*args)
+            return self.shape(args)
         except Exception as e:
             e.__traceback__ = None  # raised in C++ under q7's call: no Python frame of the author's
             said = (str(e).strip().splitlines() or [""])[0]
@@ -247,11 +249,11 @@ class BoundOp:
     def __call__(self, *args):
         started = time.perf_counter()
         packed = self._marshal(args)
-        meta = self._shape(args)
-        out_dtype = SUPPORTED_DTYPES.get(meta.dtype)
+        dtype, shape = self._shape(args)
+        out_dtype = SUPPORTED_DTYPES.get(dtype)
         if out_dtype is None:
             raise for_caller(
-                TypeError(f"{self._where()}: the shape function returns dtype {meta.dtype}, which the device does not take")
+                TypeError(f"{self._where()}: the shape function returns dtype {dtype}, which the device does not take")
             )
         opts = {**self.options, **_OVERRIDES.get()}
         call = _debug._Call(self, packed, out_dtype, meta.shape, opts)
@@ -260,7 +262,7 @@ class BoundOp:
             self.compute_fn,
             packed,
             out_dtype,
-            list(meta.shape),
+            list(shape),
             opts["max_instructions"],
             bool(_PROFILERS),
             checks=opts["checks"],
@@ -295,7 +297,7 @@ class BoundOp:
             for p in _PROFILERS:
                 p.calls.append(record)
                 p._reports.append(report)
-        out = _as_tensor(result["output"], meta.dtype, meta.shape)
+        out = _as_tensor(result["output"], dtype, shape)
         s = self.stats
         s.calls += 1
         s.instructions += result["instructions"]

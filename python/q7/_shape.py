@@ -1,5 +1,6 @@
-"""Shape libraries: the op author's host sources, built against libtorch with
-`torch.utils.cpp_extension` and q7's `torchneuron/register.h`.
+"""Shape libraries built against libtorch, with `torch.utils.cpp_extension`
+and q7's `torchneuron/register.h`: the path for shape sources that use what
+q7's host torch lacks (q7._host_shape builds the others).
 
 A build takes most of a minute (libtorch's headers), so finished libraries
 are cached under a key made of what goes into them: the sources' names and
@@ -54,9 +55,9 @@ def _key(name, sources, cflags, include_paths):
     return h.hexdigest()[:16]
 
 
-def build(name, sources, cflags, include_paths, log=None):
+def build(name, sources, cflags, include_paths, log=None, progress=None):
     """Returns the path of the shape library of `sources`, building it once
-    (not loaded into this process)."""
+    (not loaded into this process); `progress` hears one line when it builds."""
     for src in sources:
         if not os.path.isfile(src):
             raise FileNotFoundError(f"{src}: shape source not found")
@@ -71,6 +72,8 @@ def build(name, sources, cflags, include_paths, log=None):
     os.makedirs(directory, exist_ok=True)
     if log:
         log(f"q7: building shape library from {', '.join(sources)} with torch.utils.cpp_extension")
+    if progress:
+        progress("q7: building the shape library against libtorch (most of a minute; cached for next time)")
     spec = {
         "name": ext_name,
         "sources": [os.path.abspath(s) for s in sources],

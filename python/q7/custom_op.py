@@ -4,8 +4,9 @@
                    build_directory=os.getcwd(), multicore=False, verbose=True)
     custom_op.load_library('librelu.so')     # later, in any process
 
-`load` builds the shape sources into a host library (torch.utils.cpp_extension,
-q7's torchneuron/register.h), reads each registered op's schema from torch,
+`load` builds the shape sources into a host library (against q7's own host
+torch in about a second; against libtorch with torch.utils.cpp_extension when
+they use what that lacks), registers each op with torch under its schema,
 builds the compute sources with q7 (one image, or eight with multicore=True)
 in `build_directory/.q7-build/`, writes `lib<name>.so`, an ar archive of the
 shape library, the compute libraries and metadata.json (docs/PYTORCH.md), into
@@ -22,9 +23,15 @@ import tempfile
 
 import torch
 
-from q7 import _archive, _q7, _runtime, _shape
+from q7 import _archive, _host_shape, _prepare, _q7, _runtime, _shape
+
+# The device SDK, when missing, builds while the script goes on (q7._prepare).
+_prepare.in_background()
 
 METADATA = "metadata.json"
+# metadata.json's `shape_abi` of a shape library built against libtorch
+# (archives without the field have one); q7._host_shape.KIND the other kind.
+LIBTORCH = "libtorch"
 # The build's own files (objects, wrapper.cpp, images, records) go here, in
 # the build directory: the vendor's build.py passes os.getcwd(), the author's
 # folder, which gets only the archive.
@@ -45,17 +52,26 @@ def _log_to_stdout(line):
 # refused before torch sees it (namespace -> the digest that holds it).
 _LOADED_SHAPES = {}
 _NAMESPACES = {}
+# Host shape libraries (q7._host_shape) loaded here, by sha256, and the
+# namespaces q7 defined for them with torch.library: namespace -> (the
+# "DEF" library, {op: schema}). Another host library with the same ops and
+# schemas (an edited shape.cpp) takes over their shape functions.
+_HOST_SHAPES = {}
+_DEFINED = {}
 
 # What NEURON_LIBRARY(ns, m) leaves in the library's bytes (register.h).
 _NAMESPACE_MARK = re.compile(rb"q7-neuron-namespace:([A-Za-z_][A-Za-z0-9_]*)\0")
 
 
-def _check_namespaces(contents, origin, namespaces):
+def _check_namespaces(contents, origin, namespaces, shared=()):
     """Raises RuntimeError, naming both libraries, when the shape library
-    `contents` (from `origin`) would register a namespace that is taken."""
+    `contents` (from `origin`) would register a namespace that is taken
+    (those in `shared` the caller judges itself)."""
     wanted = set(namespaces) | {m.decode() for m in _NAMESPACE_MARK.findall(contents)}
     foreign = None
     for ns in sorted(wanted):
+        if ns in shared:
+            continue
         holder = _NAMESPACES.get(ns)
         if holder is not None:
             raise RuntimeError(
@@ -89,6 +105,59 @@ def _load_shape_library(path, contents, origin, namespaces=()):
     return _LOADED_SHAPES[digest][0]
 
 
+def _load_host_shape(path, contents, origin, namespaces=()):
+    """Loads a host shape library once per process from a copy its contents
+    name (a changed library never meets the old one's handle), defines its
+    ops with torch, and returns it (a q7._host_shape.Library)."""
+    digest = hashlib.sha256(contents).hexdigest()
+    library = _HOST_SHAPES.get(digest)
+    if library is None:
+        _check_namespaces(contents, origin, namespaces, shared=_DEFINED)
+        loaded = os.path.join(_shape.cache_root(), "loaded", digest[:16], os.path.basename(path))
+        if not os.path.isfile(loaded) or _read(loaded) != contents:
+            os.makedirs(os.path.dirname(loaded), exist_ok=True)
+            _archive.write_atomic(loaded, contents)
+        _host_shape.probe(loaded, digest, origin)
+        library = _host_shape.Library(loaded, origin)
+    _LOADED_SHAPES.setdefault(digest, (path, origin))
+    _define(library, digest, origin)
+    _HOST_SHAPES[digest] = library
+    return library
+
+
+def _define(library, digest, origin):
+    """Defines the ops of a host shape library with torch (torch.library,
+    "DEF"), namespace by namespace; a namespace q7 defined before must come
+    with the same ops and schemas."""
+    wanted = {}
+    for ns, op, _, schema in library.ops:
+        ops = wanted.setdefault(ns, {})
+        if op in ops:
+            raise RuntimeError(f"{origin}: NEURON_LIBRARY defines op `{ns}::{op}` twice")
+        ops[op] = _host_shape.torch_schema(schema)
+    for ns, ops in sorted(wanted.items()):
+        held = _DEFINED.get(ns)
+        if held is not None and held[1] != ops:
+            raise RuntimeError(
+                f"{origin}: namespace `{ns}` is already registered by {_LOADED_SHAPES[_NAMESPACES[ns]][1]}, loaded "
+                "earlier in this process, with other ops or schemas; torch defines an op once per process: "
+                "restart Python to load the changed shape library (or use another namespace)"
+            )
+        for schema in ops.values():
+            try:
+                torch._C.parse_schema(schema)
+            except RuntimeError as e:
+                raise RuntimeError(f"{origin}: torch cannot parse the schema {schema}: {e}") from None
+    for ns, ops in sorted(wanted.items()):
+        if ns in _DEFINED:
+            continue  # the same ops: this library's shape functions take over
+        definitions = torch.library.Library(ns, "DEF")
+        for schema in ops.values():
+            definitions.define(schema)
+        _DEFINED[ns] = (definitions, ops)
+        _NAMESPACES[ns] = digest
+
+
 def _registered_ops(shape_library):
     """[(ns::op, compute function)] that the shape library's NEURON_LIBRARY declared."""
     handle = ctypes.CDLL(shape_library)
@@ -115,15 +184,35 @@ def _device_schema(qualified):
     return re.sub(r"->\s*Tensor\s+\w+\s*$", "-> Tensor", text)
 
 
-def _bind_all(ops, compute, options, sources):
+def _libtorch_shape_function(qualified):
+    """The shape function a libtorch shape library registered for op
+    `qualified` (as `ns::_q7_shape_op`), answering (dtype, shape)."""
+    ns, op = qualified.split("::", 1)
+    shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
+
+    def shape(args):
+        meta = shape_op(*args)
+        return meta.dtype, tuple(meta.shape)
+
+    return shape
+
+
+def _host_shape_functions(library):
+    """{ns::op: its shape function} of a host shape library."""
+    return {f"{ns}::{op}": library.shape_function(i) for i, (ns, op, _, _) in enumerate(library.ops)}
+
+
+def _bind_all(ops, shape_functions, compute, options, sources):
     for qualified, compute_fn in ops:
         ns, op = qualified.split("::", 1)
-        shape_op = getattr(getattr(torch.ops, ns), f"_q7_shape_{op}")
-        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape_op, options, sources))
+        shape = shape_functions[qualified]
+        _runtime.bind(ns, op, _runtime.BoundOp(qualified, compute_fn, compute, shape, options, sources))
 
 
-def _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain, sources):
-    """lib<name>.so: the shape library, the compute images, metadata.json."""
+def _write_archive(name, build_directory, shape, libraries, images, ops, schemas, toolchain, sources):
+    """lib<name>.so: the shape library, the compute images, metadata.json.
+    `shape`: (path, kind) of the shape library."""
+    shape_library, shape_abi = shape
     shape_member = f"lib{name}_shape.so"
     metadata = {
         "format": FORMAT,
@@ -133,6 +222,8 @@ def _write_archive(name, build_directory, shape_library, libraries, images, ops,
         "cores": len(libraries),
         "toolchain": toolchain,
         "torch_version": torch.__version__,
+        "torch_cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
+        "shape_abi": shape_abi,
         "shape_library": shape_member,
         "compute_libraries": [os.path.basename(p) for p in libraries],
         "compute_sources": sources,
@@ -199,6 +290,8 @@ def load(
     wrote are an error), `max_instructions` (the budget of a call)."""
     options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
     log = _log_to_stdout if verbose else None
+    # One line on stderr per step that has work to do (verbose says more).
+    progress = None if verbose else _prepare.progress_line
     compute_srcs = _str_list("compute_srcs", compute_srcs, paths=True)
     shape_srcs = _str_list("shape_srcs", shape_srcs, paths=True)
     extra_cflags = _str_list("extra_cflags", extra_cflags)
@@ -215,12 +308,21 @@ def load(
     build_files = os.path.join(os.path.abspath(build_directory), BUILD_FILES)
     _q7.private_dir(build_files)
 
-    shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log)
-    with open(shape_library, "rb") as f:
-        contents = f.read()
+    shape_library = _host_shape.build(name, shape_srcs, extra_cflags, extra_include_paths, build_files, log, progress)
+    shape_abi = _host_shape.KIND
+    if shape_library is None:
+        shape_library = _shape.build(name, shape_srcs, extra_cflags, extra_include_paths, log, progress)
+        shape_abi = LIBTORCH
+    contents = _read(shape_library)
     origin = f"{shape_library} (built from {', '.join(shape_srcs)})"
-    shape_library = _load_shape_library(shape_library, contents, origin)
-    ops = _registered_ops(shape_library)
+    if shape_abi == LIBTORCH:
+        shape_library = _load_shape_library(shape_library, contents, origin)
+        ops = _registered_ops(shape_library)
+        shape_functions = {q: _libtorch_shape_function(q) for q, _ in ops}
+    else:
+        host = _load_host_shape(shape_library, contents, origin)
+        ops = [(f"{ns}::{op}", fn) for ns, op, fn, _ in host.ops]
+        shape_functions = _host_shape_functions(host)
     functions = [fn for _, fn in ops]
     schemas = [_device_schema(q) for q, _ in ops]
     if log:
@@ -239,17 +341,19 @@ def load(
         extra_cflags,
         bool(multicore),
         log,
+        progress,
     )
     libraries = [str(p) for p in libraries]
     images = []
     for path in libraries:
         with open(path, "rb") as f:
             images.append(f.read())
-    archive = _write_archive(name, build_directory, shape_library, libraries, images, ops, schemas, toolchain, sources)
+    shape = (shape_library, shape_abi)
+    archive = _write_archive(name, build_directory, shape, libraries, images, ops, schemas, toolchain, sources)
     if log:
         log(f"q7: wrote {archive} (the build's files are in {build_files})")
 
-    _bind_all(ops, _q7.Compute(archive, images), options, sources)
+    _bind_all(ops, shape_functions, _q7.Compute(archive, images), options, sources)
     return archive
 
 
@@ -296,6 +400,10 @@ def _read_metadata(path, members):
         raise ValueError(f"{path}: {METADATA}: compute_sources is not a list of paths")
     if not isinstance(metadata.get("torch_version", ""), str):
         raise ValueError(f"{path}: {METADATA}: torch_version is not a string")
+    if not isinstance(metadata.get("torch_cxx11_abi", False), bool):
+        raise ValueError(f"{path}: {METADATA}: torch_cxx11_abi is not true or false")
+    if metadata.setdefault("shape_abi", LIBTORCH) not in (LIBTORCH, _host_shape.KIND):
+        raise ValueError(f"{path}: {METADATA}: shape_abi {metadata['shape_abi']!r} is neither {LIBTORCH} nor {_host_shape.KIND}")
     return metadata
 
 
@@ -339,14 +447,9 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
     members = dict(listed)
     metadata = _read_metadata(path, members)
     _check_members(path, metadata, members)
-    # A shape library of another torch kills the interpreter as torch
-    # loads it (or fails on a missing symbol): compare first.
-    built = metadata.get("torch_version")
-    if built is not None and built != torch.__version__:
-        raise RuntimeError(
-            f"{path}: built against torch {built}, but this Python has torch {torch.__version__}; "
-            "rebuild it under this torch with custom_op.load (a shape library works with the torch it was built against only)"
-        )
+    host = metadata["shape_abi"] == _host_shape.KIND
+    if not host:
+        _check_torch(path, metadata)
 
     # torch loads libraries from files: put the shape library where its
     # contents name it, so a second load of the same archive is the same file.
@@ -364,13 +467,19 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
                 f"{path}: {METADATA} names namespace `{ns}`, which the shape library "
                 f"{metadata['shape_library']} does not register"
             )
-    if digest not in _LOADED_SHAPES:
-        _check_namespaces(shape_bytes, str(path), namespaces)
-        if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
-            os.makedirs(os.path.dirname(shape_library), exist_ok=True)
-            _archive.write_atomic(shape_library, shape_bytes)
-    shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
-    registered = {qualified for qualified, _ in _registered_ops(shape_library)}
+    if host:
+        library = _load_host_shape(shape_library, shape_bytes, str(path), namespaces)
+        registered = {f"{ns}::{op}" for ns, op, _, _ in library.ops}
+        shape_functions = _host_shape_functions(library)
+    else:
+        if digest not in _LOADED_SHAPES:
+            _check_namespaces(shape_bytes, str(path), namespaces)
+            if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
+                os.makedirs(os.path.dirname(shape_library), exist_ok=True)
+                _archive.write_atomic(shape_library, shape_bytes)
+        shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
+        registered = {qualified for qualified, _ in _registered_ops(shape_library)}
+        shape_functions = {q: _libtorch_shape_function(q) for q in registered}
     for qualified, _ in ops:
         if qualified not in registered:
             raise ValueError(
@@ -378,7 +487,24 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
                 f"{metadata['shape_library']} does not register"
             )
     compute = _q7.Compute(str(path), [members[m] for m in metadata["compute_libraries"]])
-    _bind_all(ops, compute, options, metadata["compute_sources"])
+    _bind_all(ops, shape_functions, compute, options, metadata["compute_sources"])
+
+
+def _check_torch(path, metadata):
+    """Raises RuntimeError unless the libtorch shape library of the archive
+    at `path` was built against this torch (version and C++ ABI): one of
+    another torch kills the interpreter as torch loads it, or misses
+    symbols. (A host shape library does not depend on torch.)"""
+    rebuild = "rebuild it under this torch with custom_op.load (a shape library works with the torch it was built against only)"
+    built = metadata.get("torch_version")
+    if built is not None and built != torch.__version__:
+        raise RuntimeError(f"{path}: built against torch {built}, but this Python has torch {torch.__version__}; {rebuild}")
+    abi = metadata.get("torch_cxx11_abi")
+    if abi is not None and abi != bool(torch._C._GLIBCXX_USE_CXX11_ABI):
+        ours = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+        raise RuntimeError(
+            f"{path}: built against a torch with _GLIBCXX_USE_CXX11_ABI={int(abi)}, but this torch has {int(ours)}; {rebuild}"
+        )
 
 
 __all__ = ["load", "load_library"]

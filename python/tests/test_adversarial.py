@@ -19,7 +19,7 @@ import pytest
 import torch
 
 import q7
-from q7 import _archive, _shape, custom_op
+from q7 import _archive, _host_shape, _shape, custom_op
 
 OPS = os.path.join(os.path.dirname(__file__), "ops")
 IS_ROOT = os.geteuid() == 0
@@ -159,27 +159,39 @@ def test_an_op_name_that_is_a_path_is_refused():
 @pytest.fixture(scope="session")
 def edited_shape(tmp_path_factory):
     """python/tests/ops/shape.cpp edited (a comment): the same ops and
-    namespace, a different shape library (built once, cached by contents)."""
+    namespace, a different shape library."""
     src = tmp_path_factory.mktemp("edited") / "shape.cpp"
     with open(os.path.join(OPS, "shape.cpp")) as f:
         src.write_text(f.read() + "\n// edited: the same ops, other bytes\n")
     return str(src)
 
 
-def test_a_namespace_registered_twice_raises_and_the_process_lives_on(test_ops_archives, edited_shape, tmp_path):
-    # An archive like the suite's but holding the edited shape library: two
-    # archives, one namespace. The build runs in a child: nothing loads here.
-    edited_library = _shape.build("q7_test_ops", [edited_shape], [], [])
-    first = test_ops_archives["single"]
-    members = _archive.read(first)
-    shape_member = json.loads(dict(members)["metadata.json"])["shape_library"]
-    with open(edited_library, "rb") as f:
-        edited_bytes = f.read()
+def _with_shape_member(archive, library, other, shape_abi):
+    """A copy of `archive` at `other` holding the shape library at `library` (of `shape_abi`)."""
+    members = _archive.read(archive)
     metadata = json.loads(dict(members)["metadata.json"])
-    metadata["sha256"][shape_member] = hashlib.sha256(edited_bytes).hexdigest()
-    replaced = {shape_member: edited_bytes, "metadata.json": json.dumps(metadata).encode()}
-    other = str(tmp_path / "libq7_test_ops_other.so")
+    with open(library, "rb") as f:
+        replacement = f.read()
+    metadata["sha256"][metadata["shape_library"]] = hashlib.sha256(replacement).hexdigest()
+    metadata["shape_abi"] = shape_abi
+    replaced = {metadata["shape_library"]: replacement, "metadata.json": json.dumps(metadata).encode()}
     _archive.write(other, [(n, replaced.get(n, d)) for n, d in members])
+    return other
+
+
+def test_a_namespace_registered_twice_raises_and_the_process_lives_on(test_ops_archives, edited_shape, tmp_path):
+    # Archives like the suite's holding another shape library of the same
+    # namespace: one built against libtorch (torch would abort the process
+    # on its TORCH_LIBRARY), one of q7's host torch whose op has another
+    # schema. The builds run in children: nothing loads here.
+    first = test_ops_archives["single"]
+    libtorch_library = _shape.build("q7_test_ops", [os.path.join(OPS, "shape.cpp")], [], [])
+    libtorch = _with_shape_member(first, libtorch_library, str(tmp_path / "libq7_test_ops_libtorch.so"), "libtorch")
+    changed_src = tmp_path / "changed.cpp"
+    with open(os.path.join(OPS, "shape.cpp")) as f:
+        changed_src.write_text(f.read().replace("print_lines_shape(torch::Tensor t_in, int64_t lines)", "print_lines_shape(torch::Tensor t_in, double lines)"))
+    changed_library = _host_shape.build("q7_test_ops", [str(changed_src)], [], [], str(tmp_path / "changed"))
+    changed = _with_shape_member(first, changed_library, str(tmp_path / "libq7_test_ops_changed.so"), "q7-host")
     broken = tmp_path / "broken.cpp"
     broken.write_text("this is not C++\n")
     shape, ops = os.path.join(OPS, "shape.cpp"), os.path.join(OPS, "ops.cpp")
@@ -197,7 +209,8 @@ def load(shape, compute, d):
     custom_op.load(name="q7_test_ops", compute_srcs=[compute], shape_srcs=[shape], build_directory=d)
 out = {{}}
 out["first"] = attempt(lambda: custom_op.load_library({first!r}))
-out["other"] = attempt(lambda: custom_op.load_library({other!r}))
+out["libtorch"] = attempt(lambda: custom_op.load_library({libtorch!r}))
+out["changed"] = attempt(lambda: custom_op.load_library({changed!r}))
 out["edited"] = attempt(lambda: load({edited_shape!r}, {ops!r}, {str(tmp_path / "b1")!r}))
 out["broken"] = attempt(lambda: load({shape!r}, {str(broken)!r}, {str(tmp_path / "b2")!r}))
 out["fixed"] = attempt(lambda: load({shape!r}, {ops!r}, {str(tmp_path / "b2")!r}))
@@ -209,13 +222,19 @@ print(json.dumps(out))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.splitlines()[-1])
-    taken = (
-        f"namespace `q7_test_ops` is already registered by {first}, loaded earlier in this process; torch "
-        "registers a namespace once per process: restart Python to load a changed shape library (or use another namespace)"
-    )
     assert out["first"] == "ok"
-    assert out["other"] == f"RuntimeError: {other}: {taken}"
-    assert out["edited"] == f"RuntimeError: {edited_library} (built from {edited_shape}): {taken}"
+    assert out["libtorch"] == (
+        f"RuntimeError: {libtorch}: namespace `q7_test_ops` is already registered by {first}, loaded earlier in this "
+        "process; torch registers a namespace once per process: restart Python to load a changed shape library "
+        "(or use another namespace)"
+    )
+    assert out["changed"] == (
+        f"RuntimeError: {changed}: namespace `q7_test_ops` is already registered by {first}, loaded earlier in this "
+        "process, with other ops or schemas; torch defines an op once per process: restart Python to load the "
+        "changed shape library (or use another namespace)"
+    )
+    # The same ops and schemas from an edited shape.cpp: its shape functions take over.
+    assert out["edited"] == "ok"
     assert out["broken"].startswith("BuildError: ") and "broken.cpp" in out["broken"]
     assert out["fixed"] == out["again"] == "ok"  # the same shape library again: reused
     assert out["runs"] is True
@@ -473,20 +492,32 @@ def test_load_library_reads_only_a_regular_file_of_bounded_size(tmp_path):
 def test_an_archive_of_another_torch_is_refused_before_torch_loads_it(test_ops_archives, tmp_path):
     members = _archive.read(test_ops_archives["single"])
     metadata = json.loads(dict(members)["metadata.json"])
+    # Only a shape library built against libtorch depends on torch (one of
+    # q7's host torch loads anywhere: test_host_shape).
+    metadata["shape_abi"] = "libtorch"
     metadata["torch_version"] = "2.15.0"
     other = str(tmp_path / "libq7_test_ops.so")
+    _archive.write(other, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
+    rebuild = "rebuild it under this torch with custom_op.load (a shape library works with the torch it was built against only)"
+    with pytest.raises(RuntimeError) as caught:
+        custom_op.load_library(other)
+    assert str(caught.value) == f"{other}: built against torch 2.15.0, but this Python has torch {torch.__version__}; {rebuild}"
+    # The same torch version with the other C++ ABI (_GLIBCXX_USE_CXX11_ABI).
+    ours = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    metadata["torch_version"] = torch.__version__
+    metadata["torch_cxx11_abi"] = not ours
     _archive.write(other, [(n, json.dumps(metadata).encode() if n == "metadata.json" else d) for n, d in members])
     with pytest.raises(RuntimeError) as caught:
         custom_op.load_library(other)
     assert str(caught.value) == (
-        f"{other}: built against torch 2.15.0, but this Python has torch {torch.__version__}; rebuild it under "
-        "this torch with custom_op.load (a shape library works with the torch it was built against only)"
+        f"{other}: built against a torch with _GLIBCXX_USE_CXX11_ABI={1 - ours}, but this torch has {ours}; {rebuild}"
     )
 
 
-def test_a_shape_library_torch_would_abort_on_is_refused_and_the_process_lives_on(tmp_path):
-    # Two ops of one name: torch's registration throws a C++ exception
-    # inside dlopen, which ends the process (std::terminate).
+@pytest.mark.parametrize("kind", ["host", "libtorch"])
+def test_a_shape_library_torch_would_abort_on_is_refused_and_the_process_lives_on(tmp_path, kind):
+    # Two ops of one name: against libtorch, torch's registration throws a
+    # C++ exception inside dlopen, which ends the process (std::terminate).
     shape = tmp_path / "twice.cpp"
     with open(os.path.join(OPS, "shape.cpp")) as f:
         text = f.read().replace("NEURON_LIBRARY(q7_test_ops,", "NEURON_LIBRARY(q7_twice,")
@@ -499,9 +530,13 @@ try:
 except RuntimeError as e:
     print(e)
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900)
+    env = dict(os.environ, Q7_SHAPE_LIBTORCH="1" if kind == "libtorch" else "0")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     said = done.stdout.strip()
+    if kind == "host":
+        assert said == f"{tmp_path}/b/.q7-build/shape/libtwice_shape.so (built from {shape}): NEURON_LIBRARY defines op `q7_twice::copy_bytes` twice"
+        return
     assert re.fullmatch(
         r".*/twice_shape_[0-9a-f]+\.so \(built from .*twice\.cpp\): torch cannot load this shape library: "
         r"Tried to register an operator \(q7_twice::copy_bytes\(Tensor _0\) -> Tensor _0\) with the same name and overload name multiple times\..* "

@@ -91,7 +91,7 @@ fn main() {
     let open = setup();
     let scratch = tempfile::tempdir().expect("temp dir");
     let cache = scratch.path().join("cache");
-    let sdk = q7_build::sdk::ensure(&open, &cache, 2, &|_| {}).expect("SDK");
+    let sdk = q7_build::sdk::ensure(&open, &cache, 2, &q7_build::driver::Quiet).expect("SDK");
     let flags = CompileFlags { sdk_include: &sdk.include, cflags: &[], includes: &[] };
     let runs = 3;
     let (mut before, mut after) = (Duration::ZERO, Duration::ZERO);

@@ -97,6 +97,38 @@ fn make(
     Ok(true)
 }
 
+/// Whether a build with `choice` uses the vendor's toolchain (`xt-clang++`).
+pub fn uses_vendor(env: &dyn Env, choice: ToolchainChoice) -> bool {
+    match choice {
+        ToolchainChoice::XtensaTools => true,
+        ToolchainChoice::Open => false,
+        ToolchainChoice::Auto => {
+            let vendor = VendorSetup::from_env(env);
+            toolchain::find_program(env, toolchain::VENDOR_COMPILER, std::slice::from_ref(&vendor.bin)).is_some()
+        }
+    }
+}
+
+/// The open toolchain's programs, found on PATH (clang's header directory
+/// remembered in `cache`).
+pub fn open_setup(env: &dyn Env, cache: &Path) -> Result<OpenSetup, BuildError> {
+    let find = |name: &str| {
+        toolchain::find_program(env, name, &[])
+            .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
+    };
+    let cc = find(toolchain::OPEN_CC)?;
+    let resource = sdk::resource_include(&cc, cache)
+        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", toolchain::OPEN_CC)))?;
+    Ok(OpenSetup {
+        mc: find(toolchain::OPEN_MC)?,
+        llc: find(toolchain::OPEN_LLC)?,
+        ld: find(toolchain::OPEN_LD)?,
+        ar: find(toolchain::OPEN_AR)?,
+        cc,
+        resource_include: resource,
+    })
+}
+
 /// Resolves the toolchain and prepares what it needs (SDK, LSPs).
 fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Result<Tools, BuildError> {
     let vendor = VendorSetup::from_env(env);
@@ -111,24 +143,10 @@ fn resolve_tools(req: &BuildRequest, env: &dyn Env, obs: &dyn Observer) -> Resul
         let packer = toolchain::find_program(env, toolchain::VENDOR_PACKER, std::slice::from_ref(&vendor.bin));
         return Ok(Tools::Vendor { setup: vendor, cc, packer });
     }
-    let find = |name: &str| {
-        toolchain::find_program(env, name, &[])
-            .ok_or_else(|| BuildError::ToolMissing(format!("{name} (the open toolchain; run scripts/bootstrap.sh)")))
-    };
-    let cc = find(toolchain::OPEN_CC)?;
     let cache = sdk::cache_root(env, &req.build_dir);
-    let resource = sdk::resource_include(&cc, &cache)
-        .map_err(|e| BuildError::ToolMissing(format!("a working {}: {e}", toolchain::OPEN_CC)))?;
-    let setup = OpenSetup {
-        mc: find(toolchain::OPEN_MC)?,
-        llc: find(toolchain::OPEN_LLC)?,
-        ld: find(toolchain::OPEN_LD)?,
-        ar: find(toolchain::OPEN_AR)?,
-        cc,
-        resource_include: resource,
-    };
+    let setup = open_setup(env, &cache)?;
     obs.phase("sdk", 1);
-    let sdk = sdk::ensure(&setup, &cache, req.jobs.max(1), &|c| obs.command(c))?;
+    let sdk = sdk::ensure(&setup, &cache, req.jobs.max(1), obs)?;
     obs.step("libq7sdk.a", false);
     let lsp_dir = req.build_dir.join("lsp_fll_load_cpus");
     for f in crate::lsp::all_lsp_files() {

@@ -39,6 +39,14 @@ pub fn up_to_date(output: &Path, fingerprint: &str, inputs: &[PathBuf]) -> bool 
     inputs.iter().all(|i| mtime(i).is_some_and(|t| t <= made))
 }
 
+/// Whether `output` is still the file its stamp records (whatever command
+/// made it): nothing truncated or rewrote it since.
+pub fn intact(output: &Path) -> bool {
+    let Some(now) = identity(output) else { return false };
+    let stamp = std::fs::read_to_string(stamp_path(output)).unwrap_or_default();
+    stamp.split_once('\n').is_some_and(|(recorded, _)| recorded == now)
+}
+
 /// Records that `output`, as it is now, was made by `fingerprint`.
 pub fn record(output: &Path, fingerprint: &str) -> std::io::Result<()> {
     let now = identity(output).ok_or_else(|| std::io::Error::other("the output vanished before its stamp"))?;

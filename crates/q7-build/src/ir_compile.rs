@@ -2,6 +2,9 @@
 //! clang-22 `-S -emit-llvm`, q7's rewrites and refusals (crate::legalize),
 //! `llc-22` (retried with a padded frame when its register scavenger gives
 //! up), the literal-pool fix-up and `llvm-mc-22` — one incremental step.
+//! When only clang's command changed (a define, an include directory) and
+//! the IR it makes is the IR the object was made from, the object stays: the
+//! rest of the step, and the link after it, are not run again.
 
 use std::path::Path;
 
@@ -39,8 +42,8 @@ pub(crate) fn compile_through_ir(
     let codegen = setup.codegen(lang, &req.cflags, &legal, &asm);
     let fixed = unit.obj.with_extension("q7.s");
     let assemble = setup.assemble(&fixed, &tmp_obj);
-    let fingerprint =
-        [&first, &rewrite, &codegen, &assemble].map(|c| c.fingerprint()).join("\n") + crate::legalize::REVISION;
+    let after_ir = [&rewrite, &codegen, &assemble].map(|c| c.fingerprint()).join("\n") + crate::legalize::REVISION;
+    let fingerprint = first.fingerprint() + "\n" + &after_ir;
     let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
     inputs.push(unit.src.clone());
     if incremental::up_to_date(&unit.obj, &fingerprint, &inputs) {
@@ -51,12 +54,22 @@ pub(crate) fn compile_through_ir(
     obs.command(&first);
     exec::run(&first).map_err(compile_err)?;
     let text = std::fs::read_to_string(&ir).map_err(io_err(&ir))?;
+    // What the object was made from: the IR and every step after it.
+    let ir_key = with_suffix(&unit.obj, ".q7ir");
+    let made_from = format!("{:016x}", crate::sdk::fnv64(&[after_ir.as_bytes(), text.as_bytes()]));
+    if incremental::intact(&unit.obj) && std::fs::read_to_string(&ir_key).is_ok_and(|k| k == made_from) {
+        incremental::record(&unit.obj, &fingerprint).map_err(io_err(&unit.obj))?;
+        return Ok(false);
+    }
+    crate::builddir::clear(&[&ir_key])?;
     legalize_and_codegen(setup, &src, &text, &rewrite, &legal, &codegen, obs)?;
     toolchain::assembly_for_mc(lang, &asm, &fixed).map_err(|(path, source)| io_err(&path)(source))?;
     obs.command(&assemble);
     exec::run(&assemble).map_err(compile_err)?;
     std::fs::rename(&tmp_obj, &unit.obj).map_err(io_err(&unit.obj))?;
     incremental::record(&unit.obj, &fingerprint).map_err(io_err(&unit.obj))?;
+    // Best effort: without it the next change of clang's flags runs the whole step.
+    let _ = q7_target::fs::write_generated(&ir_key, made_from.as_bytes());
     Ok(true)
 }
 

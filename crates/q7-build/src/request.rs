@@ -117,6 +117,9 @@ pub trait Observer: Sync {
     /// One step finished (`skipped` when it was up to date).
     fn step(&self, label: &str, skipped: bool);
     fn command(&self, cmd: &Command);
+    /// A long step begins that the caller should hear of even without `-v`
+    /// (the device SDK's one-off build): one line.
+    fn note(&self, _line: &str) {}
     /// The finished build's phases (for `-v`).
     fn timeline(&self, _phases: &[PhaseTime], _jobs: usize) {}
 }

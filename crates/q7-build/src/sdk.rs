@@ -1,10 +1,13 @@
 //! The open device SDK, embedded in the binary and built on demand into a
 //! cache keyed by its contents and the compile commands, so every build after
-//! the first links a ready `libq7sdk.a`.
+//! the first links a ready `libq7sdk.a`. The CLI and the Python package share
+//! that cache; one builds while the others wait (a lock per SDK), and
+//! `q7 prepare` (crate::prepare) builds it ahead of the first op.
 
 use std::path::{Path, PathBuf};
 
 use crate::command::Command;
+use crate::driver::Observer;
 use crate::exec::{self, ExecError};
 use crate::toolchain::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
 
@@ -102,14 +105,52 @@ fn materialise(root: &Path, key: u64) -> Result<PathBuf, SdkError> {
     Ok(dir)
 }
 
-/// Builds (or finds) the SDK for `open`, running up to `jobs` compiles at once.
-/// `on_command` sees each command before it runs (for `-v`).
-pub fn ensure(
-    open: &OpenSetup,
-    cache: &Path,
-    jobs: usize,
-    on_command: &(dyn Fn(&Command) + Sync),
-) -> Result<Sdk, SdkError> {
+/// What the first build with `open` would say it builds (a progress note).
+pub const BUILDING: &str = "building q7's device SDK (once per q7 version and compiler)";
+
+/// Builds (or finds) the SDK for `open`, running up to `jobs` compiles at
+/// once; `obs` hears of the build (a note) and sees each command before it
+/// runs (for `-v`). A build of the same SDK in another process is waited for.
+pub fn ensure(open: &OpenSetup, cache: &Path, jobs: usize, obs: &dyn Observer) -> Result<Sdk, SdkError> {
+    let (sdk, dir) = locate(open, cache)?;
+    if sdk.archive.exists() {
+        return Ok(sdk);
+    }
+    let lock_path = dir.join(".q7-sdk.lock");
+    let _lock = lock_waiting(&lock_path, obs).map_err(io_err(&lock_path))?;
+    if sdk.archive.exists() {
+        return Ok(sdk); // built by whoever held the lock
+    }
+    obs.note(BUILDING);
+    let sources: Vec<PathBuf> = SDK_FILES
+        .iter()
+        .map(|(rel, _)| dir.join(rel))
+        .filter(|p| p.starts_with(dir.join("src")) && Language::of(p).is_some())
+        .collect();
+    q7_target::stale::remove(&dir, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
+    let work = dir.join(q7_target::stale::tmp_name("obj"));
+    std::fs::create_dir_all(&work).map_err(io_err(&work))?;
+    let built = build_archive(open, &sdk, &dir, &sources, &work, jobs, &|c| obs.command(c));
+    let _ = std::fs::remove_dir_all(&work);
+    built.map(|()| sdk)
+}
+
+/// Locks `path` for building the SDK; when another build holds it, says so
+/// (a note) and waits.
+fn lock_waiting(path: &Path, obs: &dyn Observer) -> std::io::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path)?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => obs.note("waiting for q7's device SDK, which another q7 is building"),
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
+    file.lock()?;
+    Ok(file)
+}
+
+/// The SDK for `open` in `cache` and its directory: the headers in place,
+/// the archive there only once built (`Sdk::archive` exists).
+pub fn locate(open: &OpenSetup, cache: &Path) -> Result<(Sdk, PathBuf), SdkError> {
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
     // `.sdk-*.tmp-<pid>` and notes' temporaries a killed build left.
     q7_target::stale::remove(cache, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
@@ -126,21 +167,7 @@ pub fn ensure(
     parts.push(fingerprint.as_bytes());
     let key = fnv64(&parts);
     let dir = materialise(cache, key)?;
-    let sdk = Sdk { include: dir.join("include"), archive: dir.join("libq7sdk.a") };
-    if sdk.archive.exists() {
-        return Ok(sdk);
-    }
-    let sources: Vec<PathBuf> = SDK_FILES
-        .iter()
-        .map(|(rel, _)| dir.join(rel))
-        .filter(|p| p.starts_with(dir.join("src")) && Language::of(p).is_some())
-        .collect();
-    q7_target::stale::remove(&dir, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
-    let work = dir.join(q7_target::stale::tmp_name("obj"));
-    std::fs::create_dir_all(&work).map_err(io_err(&work))?;
-    let built = build_archive(open, &sdk, &dir, &sources, &work, jobs, on_command);
-    let _ = std::fs::remove_dir_all(&work);
-    built.map(|()| sdk)
+    Ok((Sdk { include: dir.join("include"), archive: dir.join("libq7sdk.a") }, dir))
 }
 
 /// Compiles the SDK sources in `work` and renames the archive into place.

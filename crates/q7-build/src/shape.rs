@@ -6,7 +6,10 @@
 //! program for the registrations: each op's namespace, name, compute function
 //! and the schema torch would infer from the shape function's signature.
 //! `q7 run` later asks the same program for the destination's shape and dtype
-//! (q7_sim::op::shape_program). Compiles and the link are incremental.
+//! (q7_sim::op::shape_program). The PyTorch front end links the same objects
+//! with `sdk/host/src/shape_abi.cpp` into a shared library instead
+//! ([`build_library`]), which it calls through that file's C ABI. Compiles
+//! and the links are incremental.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +27,7 @@ const HOST_FILES: &[(&str, &str)] = &[
     ("include/torch/library.h", include_str!("../../../sdk/host/include/torch/library.h")),
     ("include/torchneuron/register.h", include_str!("../../../python/q7/include/torchneuron/register.h")),
     ("shape_main.cpp", include_str!("../../../sdk/host/src/shape_main.cpp")),
+    ("shape_abi.cpp", include_str!("../../../sdk/host/src/shape_abi.cpp")),
 ];
 
 /// Host C++ compilers, in order of preference.
@@ -101,67 +105,147 @@ pub fn build(
     includes: &[PathBuf],
     obs: &dyn Observer,
 ) -> Result<ShapeProgram, ShapeError> {
-    if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
-        return Err(ShapeError::Missing(missing.display().to_string()));
-    }
-    if let Some(named) = sources.iter().find(|s| crate::command::read_as_response_file(s)) {
-        return Err(ShapeError::ResponseFileName(named.display().to_string()));
-    }
-    let cxx = HOST_COMPILERS.iter().find_map(|c| toolchain::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
-    crate::builddir::ensure_private(build_dir)?;
-    let host = build_dir.join("shape");
-    // Two builds into one directory take turns here too (the device build
-    // has its own lock in the driver).
-    std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
-    let lock_path = host.join(".q7-shape.lock");
-    let _lock = crate::request::lock_file(&lock_path)
-        .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
-    for (rel, text) in HOST_FILES {
-        write_if_changed(&host.join(rel), text)?;
-    }
-    let main = host.join("shape_main.cpp");
-    let units: Vec<PathBuf> = sources.iter().cloned().chain([main]).collect();
-    obs.phase("shape", units.len() + 1);
-    let (mut run, mut skipped) = (0, 0);
-    let mut objs = Vec::new();
-    for (i, src) in units.iter().enumerate() {
-        // Numbered, so two sources with one stem never share an object.
-        let stem = src.file_stem().unwrap_or_default().to_string_lossy();
-        let obj = host.join(format!("{i}-{stem}.o"));
-        let dep = obj.with_extension("d");
-        let mut cmd = Command::new(&cxx).args(["-std=c++17", "-O0", "-c", "-MMD"]).path_arg("-MF", &dep);
-        cmd = cmd.arg("-I").arg(host.join("include").as_os_str());
-        for dir in includes {
-            cmd = cmd.arg("-I").arg(dir.as_os_str());
-        }
-        cmd = cmd.operand(src).path_arg("-o", &obj);
-        let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
-        inputs.push(src.clone());
-        let src_name = src.display().to_string();
-        let compile_failed = |e: ExecError| ShapeError::Compile { src: src_name, output: e.tool_output() };
-        let ran = incremental::make(obs, &cmd, &obj, &inputs, compile_failed, io_err(&obj))?;
-        let label =
-            if src == units.last().unwrap_or(src) { "shape_main.cpp".into() } else { src.display().to_string() };
-        obs.step(&format!("{label} (host)"), !ran);
-        if ran {
-            run += 1
-        } else {
-            skipped += 1
-        }
-        objs.push(obj);
-    }
+    let mut job = Job::start(env, build_dir, sources, includes, &[], "shape_main.cpp", obs)?;
     let program = build_dir.join(PROGRAM);
-    let link = Command::new(&cxx).operands(&objs).path_arg("-o", &program);
-    let link_failed = |e: ExecError| ShapeError::Link { srcs: names(sources), output: e.tool_output() };
-    let ran = incremental::make(obs, &link, &program, &objs, link_failed, io_err(&program))?;
-    obs.step(PROGRAM, !ran);
-    if ran {
-        run += 1
-    } else {
-        skipped += 1
-    }
+    let link = Command::new(&job.cxx).operands(&job.objs).path_arg("-o", &program);
+    job.link(link, &program, obs)?;
     let registrations = list(&program, sources)?;
-    Ok(ShapeProgram { path: program, registrations, steps_run: run, steps_skipped: skipped })
+    Ok(ShapeProgram { path: program, registrations, steps_run: job.run, steps_skipped: job.skipped })
+}
+
+/// Builds the shape library `<build_dir>/shape/<file_name>` from `sources`
+/// (with the project's include directories and `cflags`: only those that can
+/// change what a shape function answers reach the compiler, so `-g` or `-O2`
+/// rebuild nothing here) for the C ABI of `sdk/host/src/shape_abi.cpp`.
+/// Returns its path; its registrations are read by whoever loads it.
+pub fn build_library(
+    env: &dyn Env,
+    build_dir: &Path,
+    file_name: &str,
+    sources: &[PathBuf],
+    includes: &[PathBuf],
+    cflags: &[String],
+    obs: &dyn Observer,
+) -> Result<PathBuf, ShapeError> {
+    let cflags = shape_flags(cflags);
+    let mut job = Job::start(env, build_dir, sources, includes, &cflags, "shape_abi.cpp", obs)?;
+    let library = build_dir.join("shape").join(file_name);
+    // -z defs: a symbol the host torch declares but lacks fails here, where
+    // the caller can fall back to libtorch, not in dlopen.
+    let link = Command::new(&job.cxx).args(["-shared", "-Wl,-z,defs"]).operands(&job.objs).path_arg("-o", &library);
+    job.link(link, &library, obs)?;
+    Ok(library)
+}
+
+/// The flags of `cflags` that can change a shape function's answer: macro
+/// definitions, include directories and the language standard. Debug
+/// information, optimisation and warnings cannot.
+fn shape_flags(cflags: &[String]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut flags = cflags.iter();
+    while let Some(flag) = flags.next() {
+        if ["-D", "-U", "-I", "-include"].contains(&flag.as_str()) {
+            // The value is the next word.
+            kept.push(flag.clone());
+            kept.extend(flags.next().cloned());
+        } else if ["-D", "-U", "-I", "-std="].iter().any(|p| flag.starts_with(p)) {
+            kept.push(flag.clone());
+        }
+    }
+    kept
+}
+
+/// A shape build in progress: the compiler, the compiled objects (the
+/// sources', then the host main's or ABI's) and the counts of steps.
+struct Job {
+    cxx: PathBuf,
+    objs: Vec<PathBuf>,
+    run: usize,
+    skipped: usize,
+    sources: Vec<PathBuf>,
+    _lock: std::fs::File,
+}
+
+impl Job {
+    /// Checks the sources, writes the host files, takes the shape lock and
+    /// compiles `sources` with `host_main` (a file of HOST_FILES).
+    fn start(
+        env: &dyn Env,
+        build_dir: &Path,
+        sources: &[PathBuf],
+        includes: &[PathBuf],
+        cflags: &[String],
+        host_main: &str,
+        obs: &dyn Observer,
+    ) -> Result<Job, ShapeError> {
+        if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
+            return Err(ShapeError::Missing(missing.display().to_string()));
+        }
+        if let Some(named) = sources.iter().find(|s| crate::command::read_as_response_file(s)) {
+            return Err(ShapeError::ResponseFileName(named.display().to_string()));
+        }
+        let cxx =
+            HOST_COMPILERS.iter().find_map(|c| toolchain::find_program(env, c, &[])).ok_or(ShapeError::NoCompiler)?;
+        crate::builddir::ensure_private(build_dir)?;
+        let host = build_dir.join("shape");
+        // Two builds into one directory take turns here too (the device build
+        // has its own lock in the driver).
+        std::fs::create_dir_all(&host).map_err(|error| ShapeError::Io { path: host.display().to_string(), error })?;
+        let lock_path = host.join(".q7-shape.lock");
+        let lock = crate::request::lock_file(&lock_path)
+            .map_err(|error| ShapeError::Io { path: lock_path.display().to_string(), error })?;
+        for (rel, text) in HOST_FILES {
+            write_if_changed(&host.join(rel), text)?;
+        }
+        let main = host.join(host_main);
+        let units: Vec<PathBuf> = sources.iter().cloned().chain([main]).collect();
+        obs.phase("shape", units.len() + 1);
+        let mut job = Job { cxx, objs: Vec::new(), run: 0, skipped: 0, sources: sources.to_vec(), _lock: lock };
+        for (i, src) in units.iter().enumerate() {
+            // Numbered, so two sources with one stem never share an object.
+            let stem = src.file_stem().unwrap_or_default().to_string_lossy();
+            let obj = host.join(format!("{i}-{stem}.o"));
+            let dep = obj.with_extension("d");
+            // Position-independent: the same objects link into the program
+            // and into the shared library.
+            let mut cmd =
+                Command::new(&job.cxx).args(["-std=c++17", "-O0", "-fPIC", "-c", "-MMD"]).path_arg("-MF", &dep);
+            cmd = cmd.args(cflags.iter().map(String::as_str));
+            cmd = cmd.arg("-I").arg(host.join("include").as_os_str());
+            for dir in includes {
+                cmd = cmd.arg("-I").arg(dir.as_os_str());
+            }
+            cmd = cmd.operand(src).path_arg("-o", &obj);
+            let mut inputs = incremental::depfile_inputs(&dep).unwrap_or_else(|| vec![dep.clone()]);
+            inputs.push(src.clone());
+            let src_name = src.display().to_string();
+            let compile_failed = |e: ExecError| ShapeError::Compile { src: src_name, output: e.tool_output() };
+            let ran = incremental::make(obs, &cmd, &obj, &inputs, compile_failed, io_err(&obj))?;
+            let label = if i == sources.len() { host_main.to_string() } else { src.display().to_string() };
+            obs.step(&format!("{label} (host)"), !ran);
+            job.count(ran);
+            job.objs.push(obj);
+        }
+        Ok(job)
+    }
+
+    fn count(&mut self, ran: bool) {
+        if ran {
+            self.run += 1
+        } else {
+            self.skipped += 1
+        }
+    }
+
+    /// Runs `link` to make `output` from the objects unless it is up to date.
+    fn link(&mut self, link: Command, output: &Path, obs: &dyn Observer) -> Result<(), ShapeError> {
+        let srcs = names(&self.sources);
+        let link_failed = |e: ExecError| ShapeError::Link { srcs, output: e.tool_output() };
+        let ran = incremental::make(obs, &link, output, &self.objs, link_failed, io_err(output))?;
+        obs.step(&output.file_name().unwrap_or_default().to_string_lossy(), !ran);
+        self.count(ran);
+        Ok(())
+    }
 }
 
 /// Runs `program list` and parses its lines.
@@ -211,5 +295,22 @@ impl ShapeProgram {
                 Ok((f.clone(), r.schema.clone()))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_flags_that_change_an_answer_reach_the_shape_library() {
+        let given: Vec<String> =
+            ["-g", "-O2", "-DN=4", "-D", "M", "-UX", "-Wall", "-I", "inc", "-Idir", "-std=c++20", "-include", "h.h"]
+                .map(String::from)
+                .to_vec();
+        let kept = shape_flags(&given);
+        assert_eq!(kept, ["-DN=4", "-D", "M", "-UX", "-I", "inc", "-Idir", "-std=c++20", "-include", "h.h"]);
+        // -g alone: nothing, so switching it on rebuilds nothing here.
+        assert!(shape_flags(&["-g".to_string()]).is_empty());
     }
 }

@@ -10,6 +10,7 @@ pub use q7_build::builddir::BuildDirError;
 use q7_build::command::Command;
 pub use q7_build::driver::BuildRequest;
 use q7_build::driver::{self, Observer, ToolchainChoice};
+use q7_build::prepare::{self, DeviceSdk};
 use q7_build::toolchain::ProcessEnv;
 use q7_sim::interrupt::Interrupt;
 use q7_sim::machine::RunLimits;
@@ -23,45 +24,140 @@ use q7_sim::op::{
 use q7_target::memmap::Window;
 use q7_target::DType;
 
-/// Build steps and commands, as lines, to whoever listens.
+/// Who hears of a build, line by line: `log` every step and command (the
+/// caller's verbose mode), `progress` one line as each phase starts work
+/// (phases with nothing to do say nothing) and the notes of long steps.
+#[derive(Clone, Copy)]
+pub struct Listener<'a> {
+    pub log: Option<&'a (dyn Fn(String) + Sync)>,
+    pub progress: Option<&'a (dyn Fn(String) + Sync)>,
+}
+
+/// A [`Listener`] as the build driver's observer.
 struct LineObserver<'a> {
-    verbose: bool,
-    sink: &'a (dyn Fn(String) + Sync),
+    listener: Listener<'a>,
+    /// The phase under way, and whether its line was said.
+    phase: std::sync::Mutex<(String, bool)>,
+}
+
+impl<'a> LineObserver<'a> {
+    fn new(listener: Listener<'a>) -> LineObserver<'a> {
+        LineObserver { listener, phase: std::sync::Mutex::new((String::new(), false)) }
+    }
+}
+
+/// The progress line of a build phase, when it is one worth a line.
+fn phase_line(phase: &str) -> Option<&'static str> {
+    Some(match phase {
+        "shape" => "q7: building the shape library (q7's host torch)",
+        "compile" => "q7: compiling the op for the device",
+        "link" | "link+pack" => "q7: linking the op's images",
+        _ => return None,
+    })
 }
 
 impl Observer for LineObserver<'_> {
-    fn phase(&self, _: &str, _: usize) {}
+    fn phase(&self, name: &str, _: usize) {
+        if let Ok(mut phase) = self.phase.lock() {
+            *phase = (name.to_string(), false);
+        }
+    }
 
     fn step(&self, label: &str, skipped: bool) {
-        if self.verbose {
+        if let Some(log) = self.listener.log {
             let note = if skipped { " (up to date)" } else { "" };
-            (self.sink)(format!("q7 build: {label}{note}"));
+            log(format!("q7 build: {label}{note}"));
         }
     }
 
     fn command(&self, cmd: &Command) {
-        if self.verbose {
-            (self.sink)(cmd.display());
+        if let Some(log) = self.listener.log {
+            log(cmd.display());
+        }
+        if let Some(progress) = self.listener.progress {
+            // The first command of a phase: it has work to do.
+            let line = self.phase.lock().ok().and_then(|mut phase| {
+                let first = !std::mem::replace(&mut phase.1, true);
+                phase_line(&phase.0).filter(|_| first)
+            });
+            if let Some(line) = line {
+                progress(line.to_string());
+            }
+        }
+    }
+
+    fn note(&self, line: &str) {
+        if let Some(say) = self.listener.progress.or(self.listener.log) {
+            say(format!("q7: {line}"));
         }
     }
 }
 
 /// Builds the compute sources; returns the linked images (one, or eight in
 /// core order) and the toolchain's name.
-pub fn build(
-    spec: &BuildRequest,
-    verbose: bool,
-    sink: &(dyn Fn(String) + Sync),
-) -> Result<(Vec<PathBuf>, String), String> {
+pub fn build(spec: &BuildRequest, listener: Listener<'_>) -> Result<(Vec<PathBuf>, String), String> {
     // The vendor compiler when installed, else the open one; all cores.
     let request = BuildRequest {
         toolchain: ToolchainChoice::Auto,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         ..spec.clone()
     };
-    let report = driver::build(&request, &ProcessEnv, &LineObserver { verbose, sink }).map_err(|e| e.to_string())?;
+    let report = driver::build(&request, &ProcessEnv, &LineObserver::new(listener)).map_err(|e| e.to_string())?;
     let toolchain = report.toolchain.map_or("?", |t| t.name()).to_string();
     Ok((report.libraries, toolchain))
+}
+
+/// What [`shape_library`] gives back.
+pub enum ShapeBuild {
+    /// The library's path.
+    Built(PathBuf),
+    /// The sources do not build against q7's host torch (they use what it
+    /// lacks, or do not compile at all): the compiler's or linker's words.
+    Unsupported(String),
+}
+
+/// Builds the shape sources against q7's host torch into
+/// `<build_dir>/shape/<file_name>`, the C ABI library python/q7 calls.
+pub fn shape_library(
+    build_dir: &Path,
+    file_name: &str,
+    sources: &[PathBuf],
+    includes: &[PathBuf],
+    cflags: &[String],
+    listener: Listener<'_>,
+) -> Result<ShapeBuild, String> {
+    use q7_build::shape::{self, ShapeError};
+    let obs = LineObserver::new(listener);
+    match shape::build_library(&ProcessEnv, build_dir, file_name, sources, includes, cflags, &obs) {
+        Ok(path) => Ok(ShapeBuild::Built(path)),
+        Err(e @ (ShapeError::Compile { .. } | ShapeError::Link { .. } | ShapeError::NoCompiler)) => {
+            Ok(ShapeBuild::Unsupported(e.to_string()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Where the device SDK is and whether it is built (None: the vendor's
+/// toolchain builds, with its own SDK); builds nothing.
+pub fn device_sdk() -> Result<Option<(PathBuf, bool)>, String> {
+    let cache = prepare::cache(&ProcessEnv, &std::env::temp_dir());
+    match prepare::device_sdk(&ProcessEnv, &cache).map_err(|e| e.to_string())? {
+        DeviceSdk::Vendor => Ok(None),
+        DeviceSdk::Open { archive, built } => Ok(Some((archive, built))),
+    }
+}
+
+/// Builds the device SDK (with `native`, the host SDKs of `q7 run --native`
+/// too) unless built; returns the device SDK's archive (None: the vendor's
+/// toolchain builds).
+pub fn prepare(native: bool, listener: Listener<'_>) -> Result<Option<PathBuf>, String> {
+    let cache = prepare::cache(&ProcessEnv, &std::env::temp_dir());
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let obs = LineObserver::new(listener);
+    match prepare::prepare(&ProcessEnv, &cache, jobs, native, &obs).map_err(|e| e.to_string())? {
+        DeviceSdk::Vendor => Ok(None),
+        DeviceSdk::Open { archive, .. } => Ok(Some(archive)),
+    }
 }
 
 /// Makes `dir` a build directory private to this user (created 0700), or

@@ -29,10 +29,12 @@ fn build_error(py: Python<'_>, message: String) -> PyErr {
 }
 
 /// build(name, functions, schemas, sources, build_dir, includes, cflags,
-/// multicore, log=None) -> (list of linked images, toolchain name).
-/// `log`, when given, receives each build step and command as a line.
+/// multicore, log=None, progress=None) -> (list of linked images, toolchain
+/// name). `log`, when given, receives each build step and command as a
+/// line; `progress` one line as each phase starts work and the notes of
+/// long steps (the device SDK's one-off build).
 #[pyfunction]
-#[pyo3(signature = (name, functions, schemas, sources, build_dir, includes, cflags, multicore, log=None))]
+#[pyo3(signature = (name, functions, schemas, sources, build_dir, includes, cflags, multicore, log=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
@@ -45,6 +47,7 @@ fn build(
     cflags: Vec<String>,
     multicore: bool,
     log: Option<PyObject>,
+    progress: Option<PyObject>,
 ) -> PyResult<(Vec<PathBuf>, String)> {
     let spec = engine::BuildRequest {
         name,
@@ -57,17 +60,98 @@ fn build(
         multicore,
         ..Default::default()
     };
-    let verbose = log.is_some();
-    let sink = move |line: String| {
-        if let Some(log) = &log {
-            // A failing logger must not fail the build; at interpreter
-            // exit the line is dropped.
-            gil::with_gil(|py| {
-                let _ = log.call1(py, (line,));
-            });
-        }
-    };
-    gil::allow_threads(py, || engine::build(&spec, verbose, &sink)).map_err(|e| build_error(py, e))
+    gil::allow_threads(py, || with_listener(&log, &progress, |listener| engine::build(&spec, listener)))
+        .map_err(|e| build_error(py, e))
+}
+
+/// shape_library(build_dir, file_name, sources, includes, cflags, log=None,
+/// progress=None) -> (path, None) | (None, why): builds the shape sources
+/// against q7's host torch into `build_dir/shape/file_name`
+/// (sdk/host/src/shape_abi.cpp's C ABI). `why`, the compiler's or linker's
+/// output, when they do not build there (the caller falls back to
+/// libtorch); other failures raise BuildError. `log` and `progress` as for
+/// `build`.
+#[pyfunction]
+#[pyo3(signature = (build_dir, file_name, sources, includes, cflags, log=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn shape_library(
+    py: Python<'_>,
+    build_dir: PathBuf,
+    file_name: String,
+    sources: Vec<PathBuf>,
+    includes: Vec<PathBuf>,
+    cflags: Vec<String>,
+    log: Option<PyObject>,
+    progress: Option<PyObject>,
+) -> PyResult<(Option<PathBuf>, Option<String>)> {
+    let built = gil::allow_threads(py, || {
+        with_listener(&log, &progress, |listener| {
+            engine::shape_library(&build_dir, &file_name, &sources, &includes, &cflags, listener)
+        })
+    });
+    match built.map_err(|e| build_error(py, e))? {
+        engine::ShapeBuild::Built(path) => Ok((Some(path), None)),
+        engine::ShapeBuild::Unsupported(why) => Ok((None, Some(why))),
+    }
+}
+
+/// device_sdk() -> None | (archive path, built): where q7's device SDK is
+/// kept and whether it is built; None when the vendor's toolchain builds
+/// (it brings its own SDK). Builds nothing; BuildError when no toolchain is
+/// found.
+#[pyfunction]
+fn device_sdk(py: Python<'_>) -> PyResult<Option<(PathBuf, bool)>> {
+    engine::device_sdk().map_err(|e| build_error(py, e))
+}
+
+/// prepare(native=False, log=None, progress=None) -> archive path | None:
+/// builds q7's device SDK unless built (with `native`, the host SDKs `q7 run
+/// --native` links too) into the cache the CLI shares. `log` and `progress`
+/// as for `build`.
+#[pyfunction]
+#[pyo3(signature = (native=false, log=None, progress=None))]
+fn prepare(
+    py: Python<'_>,
+    native: bool,
+    log: Option<PyObject>,
+    progress: Option<PyObject>,
+) -> PyResult<Option<PathBuf>> {
+    gil::allow_threads(py, || with_listener(&log, &progress, |listener| engine::prepare(native, listener)))
+        .map_err(|e| build_error(py, e))
+}
+
+/// Runs `f` with a listener that hands lines to `log` and `progress`
+/// (Python callables, either may be None).
+fn with_listener<T>(
+    log: &Option<PyObject>,
+    progress: &Option<PyObject>,
+    f: impl FnOnce(engine::Listener<'_>) -> T,
+) -> T {
+    let say_log = |line: String| say(log, line);
+    let say_progress = |line: String| say(progress, line);
+    f(engine::Listener {
+        log: log.as_ref().map(|_| &say_log as &(dyn Fn(String) + Sync)),
+        progress: progress.as_ref().map(|_| &say_progress as &(dyn Fn(String) + Sync)),
+    })
+}
+
+/// Hands `line` to `callable`. A failing one must not fail the build; at
+/// interpreter exit the line is dropped.
+fn say(callable: &Option<PyObject>, line: String) {
+    if let Some(callable) = callable {
+        gil::with_gil(|py| {
+            let _ = callable.call1(py, (line,));
+        });
+    }
+}
+
+/// cli(args) -> exit status: runs the q7 command line on `args` (the
+/// program name first), as the `q7` binary does: the package's `q7` script
+/// (python/q7_cli) calls it. Help, `--version` and flag errors end the
+/// process, as in the binary.
+#[pyfunction]
+fn cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> i32 {
+    gil::allow_threads(py, || q7_cli::main(args))
 }
 
 /// private_dir(path): makes `path` (and missing parents) unless it exists:
@@ -443,7 +527,11 @@ impl Kernel {
 #[pymodule]
 fn _q7(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     m.add_function(wrap_pyfunction!(private_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(shape_library, m)?)?;
+    m.add_function(wrap_pyfunction!(device_sdk, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Compute>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<ProfileReport>()?;

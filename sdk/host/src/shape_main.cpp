@@ -63,30 +63,30 @@ c10::ScalarType parse_dtype(const std::string& name) {
   return it->second;
 }
 
-template <>
-at::Tensor parse_arg<at::Tensor>(const std::string& text) {
-  size_t colon = text.find(':');
-  if (colon == std::string::npos) throw std::invalid_argument("`" + text + "` is not a tensor (DTYPE:D0,D1,...)");
-  std::vector<int64_t> sizes;
-  std::stringstream dims(text.substr(colon + 1));
-  for (std::string d; std::getline(dims, d, ',');) sizes.push_back(parse_int(d));
-  return at::Tensor(sizes, parse_dtype(text.substr(0, colon)));
-}
-
-template <>
-double parse_arg<double>(const std::string& text) {
-  return parse_double(text);
-}
-
-template <>
-int64_t parse_arg<int64_t>(const std::string& text) {
-  return parse_int(text);
-}
-
-template <>
-c10::Scalar parse_arg<c10::Scalar>(const std::string& text) {
-  if (text.find_first_of(".eEnN") == std::string::npos) return c10::Scalar(parse_int(text));
-  return c10::Scalar(parse_double(text));
+// One argument from its command-line text, as the parameter's schema type
+// `type` wants it.
+Value parse_value(const std::string& type, const std::string& text) {
+  Value v;
+  if (type == "Tensor") {
+    size_t colon = text.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("`" + text + "` is not a tensor (DTYPE:D0,D1,...)");
+    std::vector<int64_t> sizes;
+    std::stringstream dims(text.substr(colon + 1));
+    for (std::string d; std::getline(dims, d, ',');) sizes.push_back(parse_int(d));
+    v.tensor = at::Tensor(sizes, parse_dtype(text.substr(0, colon)));
+  } else if (type == "float") {
+    v.real = parse_double(text);
+  } else if (type == "int") {
+    v.integer = parse_int(text);
+  } else {  // Scalar: an int unless it is written as a float
+    v.is_integer = text.find_first_of(".eEnN") == std::string::npos;
+    if (v.is_integer) {
+      v.integer = parse_int(text);
+    } else {
+      v.real = parse_double(text);
+    }
+  }
+  return v;
 }
 
 }  // namespace q7host
@@ -141,12 +141,14 @@ int call(const std::string& qualified, const std::vector<std::string>& args) {
     std::fprintf(stderr, "no op %s is registered\n", qualified.c_str());
     return 3;
   }
-  if (args.size() != r->arity) {
-    std::fprintf(stderr, "%s takes %zu arguments (%s), got %zu\n", qualified.c_str(), r->arity, r->schema.c_str(),
+  if (args.size() != r->types.size()) {
+    std::fprintf(stderr, "%s takes %zu arguments (%s), got %zu\n", qualified.c_str(), r->types.size(), r->schema.c_str(),
                  args.size());
     return 2;
   }
-  at::Tensor out = r->call(args);
+  std::vector<q7host::Value> values;
+  for (size_t i = 0; i < args.size(); ++i) values.push_back(q7host::parse_value(r->types[i], args[i]));
+  at::Tensor out = r->call(values);
   std::string dims;
   for (int64_t d : out.sizes()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
   std::printf("%s %s\n", q7host::dtype_name(out.scalar_type()).c_str(), dims.c_str());

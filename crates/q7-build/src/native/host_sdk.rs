@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::{io_err, NativeError, Sanitizer};
 use crate::command::Command;
+use crate::driver::Observer;
 use crate::exec;
 use crate::sdk::{fnv64, SDK_FILES};
 
@@ -66,12 +67,14 @@ fn host_files() -> impl Iterator<Item = (&'static str, &'static [u8])> {
     device.chain(NATIVE_FILES.iter().map(|(rel, text)| (*rel, text.as_bytes())))
 }
 
-/// Finds or builds the host SDK for `sanitizer` under `cache`.
+/// Finds or builds the host SDK for `sanitizer` under `cache`; `obs` hears
+/// of a build (a note) and sees its commands. A build of the same host SDK
+/// in another process is waited for.
 pub(crate) fn ensure(
     cxx: &Path,
     cache: &Path,
     sanitizer: Sanitizer,
-    on_command: &(dyn Fn(&Command) + Sync),
+    obs: &dyn Observer,
 ) -> Result<HostSdk, NativeError> {
     let mut parts: Vec<&[u8]> = Vec::new();
     for (rel, bytes) in host_files() {
@@ -83,12 +86,24 @@ pub(crate) fn ensure(
     parts.push(fingerprint.as_bytes());
     // `.host-sdk-*.tmp-<pid>` directories a killed build left.
     q7_target::stale::remove(cache, q7_target::stale::tmp_pid, q7_target::stale::MIN_AGE);
-    let dir = cache.join(format!("host-sdk-{:016x}", fnv64(&parts)));
+    let key = fnv64(&parts);
+    let dir = cache.join(format!("host-sdk-{key:016x}"));
     let sources: Vec<&str> =
         host_files().map(|(rel, _)| rel).filter(|rel| rel.ends_with(".cpp") || rel.ends_with(".c")).collect();
     let objects: Vec<PathBuf> = sources.iter().map(|rel| dir.join("obj").join(object_name(rel))).collect();
     let sdk = HostSdk { include: dir.join("include"), native: dir.join("native"), objects };
-    let fill = |tmp: &Path| build_into(cxx, sanitizer, tmp, &sources, on_command);
+    if dir.join(".complete").exists() {
+        return Ok(sdk);
+    }
+    // One builder at a time; the others wait and take its result.
+    std::fs::create_dir_all(cache).map_err(io_err(cache))?;
+    let lock_path = cache.join(format!(".host-sdk-{key:016x}.lock"));
+    let _lock = crate::request::lock_file(&lock_path).map_err(io_err(&lock_path))?;
+    if dir.join(".complete").exists() {
+        return Ok(sdk); // built by whoever held the lock
+    }
+    obs.note(&format!("building q7's host SDK for native runs ({}; once per q7 version)", sanitizer.name()));
+    let fill = |tmp: &Path| build_into(cxx, sanitizer, tmp, &sources, &|c| obs.command(c));
     q7_target::fs::publish_dir(&dir, ".complete", fill, |path, e| io_err(path)(e))?;
     Ok(sdk)
 }

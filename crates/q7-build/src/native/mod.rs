@@ -158,6 +158,16 @@ pub fn read_manifest(dir: &Path) -> Result<(PathBuf, Manifest), NativeError> {
     Ok((build_dir, manifest))
 }
 
+/// Builds (or finds) the host SDK of every sanitizer in `cache`, as the
+/// first `q7 run --native` would (crate::prepare).
+pub fn prepare(env: &dyn Env, cache: &Path, obs: &dyn Observer) -> Result<(), NativeError> {
+    let cxx = toolchain::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
+    for sanitizer in [Sanitizer::AddressUndefined, Sanitizer::Memory] {
+        host_sdk::ensure(&cxx, cache, sanitizer, obs)?;
+    }
+    Ok(())
+}
+
 /// A host build of the op.
 #[derive(Clone, Debug)]
 pub struct NativeProgram {
@@ -184,7 +194,7 @@ pub fn build(
     let cxx = toolchain::find_program(env, HOST_CXX, &[]).ok_or(NativeError::NoCompiler)?;
     let cache = crate::sdk::cache_root(env, build_dir);
     obs.phase("host sdk", 1);
-    let sdk = host_sdk::ensure(&cxx, &cache, sanitizer, &|c| obs.command(c))?;
+    let sdk = host_sdk::ensure(&cxx, &cache, sanitizer, obs)?;
     obs.step(&format!("host SDK ({})", sanitizer.name()), false);
 
     let work = build_dir.join(sanitizer.dir());

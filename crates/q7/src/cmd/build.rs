@@ -213,6 +213,10 @@ impl Observer for Reporter {
         }
     }
 
+    fn note(&self, line: &str) {
+        Reporter::note(self, &format!("q7: {line}"));
+    }
+
     fn timeline(&self, phases: &[PhaseTime], jobs: usize) {
         if self.verbose {
             let text = timeline_text(phases, jobs);

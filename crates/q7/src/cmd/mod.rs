@@ -10,6 +10,7 @@ mod lsp;
 mod oracle;
 mod pack;
 mod prelink;
+mod prepare;
 mod profile;
 mod run;
 mod run_bare;
@@ -52,6 +53,7 @@ enum Command {
     OracleWorker(oracle::WorkerArgs),
     Pack(pack::Args),
     Prelink(prelink::Args),
+    Prepare(prepare::Args),
     Profile(profile::Args),
     Run(run::RunArgs),
     RunBare(run_bare::Args),
@@ -90,6 +92,7 @@ pub fn run(cli: Cli, matches: &ArgMatches) -> Result<()> {
         Command::OracleWorker(a) => oracle::run_worker(a),
         Command::Pack(a) => pack::run(a),
         Command::Prelink(a) => prelink::run(a),
+        Command::Prepare(a) => prepare::run(a),
         Command::Profile(a) => profile::run(a, matches.subcommand_matches("profile")),
         Command::Run(a) => run::run(a, matches.subcommand_matches("run")),
         Command::RunBare(a) => run_bare::run(a),

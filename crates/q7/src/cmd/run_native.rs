@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::ArgMatches;
-use q7_build::driver::Quiet;
 use q7_build::native::compare::{self, Comparison, View};
 use q7_build::native::{
     self, Interrupts, Manifest, NativeArg, NativeError, NativeLaunch, NativeProgram, NativeReport, Sanitizer,
@@ -145,10 +144,12 @@ impl HostRun<'_> {
     /// Builds (or finds) the host program for `sanitizer` and runs it once;
     /// `echo` streams the op's stdout through.
     fn run(&self, sanitizer: Sanitizer, echo: bool) -> Result<NativeReport> {
-        let program: NativeProgram = native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &Quiet)
-            .map_err(|e| match self.verbose {
-                true => anyhow::anyhow!("{e}"),
-                false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),
+        let program: NativeProgram =
+            native::build(&ProcessEnv, self.build_dir, self.manifest, sanitizer, &host_sdk_notes()).map_err(|e| {
+                match self.verbose {
+                    true => anyhow::anyhow!("{e}"),
+                    false => anyhow::anyhow!("{} (-v shows the compiler's output)", one_line(&e.to_string())),
+                }
             })?;
         // Scratch for the launch file and the inputs' bytes, per process.
         let work = native::run_dir(self.build_dir);
@@ -302,4 +303,11 @@ fn finish_compare(
         );
     }
     Ok(())
+}
+
+/// On a terminal, the host SDK's one-off build (about 25 s) says so on
+/// stderr; elsewhere a run's stderr stays the run's own.
+fn host_sdk_notes() -> super::prepare::Notes {
+    use std::io::IsTerminal;
+    super::prepare::Notes { quiet: !std::io::stderr().is_terminal(), verbose: false }
 }

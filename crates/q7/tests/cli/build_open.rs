@@ -156,12 +156,21 @@ fn rebuilds_are_incremental_and_debug_builds_skip_packing() {
     assert_eq!(r["steps_skipped"], 0);
     let again: Value = serde_json::from_slice(&build(dir.path(), &["--json"], &src).stdout).unwrap();
     assert_eq!(again["steps_run"], 0, "a no-op rebuild does no work");
-    // Touch the source: it recompiles, relinks and repacks; the wrapper does not.
+    // Change the source: it recompiles, relinks and repacks; the wrapper does not.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let text = std::fs::read_to_string(&src).unwrap();
-    std::fs::write(&src, format!("{text}\n// edited\n")).unwrap();
+    std::fs::write(&src, format!("{text}\nint q7_edited() {{ return 7; }}\n")).unwrap();
     let third: Value = serde_json::from_slice(&build(dir.path(), &["--json"], &src).stdout).unwrap();
     assert_eq!((third["steps_run"].as_u64(), third["steps_skipped"].as_u64()), (Some(3), Some(1)));
+    // A comment: clang runs again, but its IR is the object's, so the object,
+    // the image and the packed image stay as they are.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let image = dir.path().join("build/librelu.packed.so");
+    let before = std::fs::metadata(&image).unwrap().modified().unwrap();
+    std::fs::write(&src, format!("{text}\nint q7_edited() {{ return 7; }}  // edited\n")).unwrap();
+    let fourth: Value = serde_json::from_slice(&build(dir.path(), &["--json"], &src).stdout).unwrap();
+    assert_eq!(fourth["steps_run"], 0, "{fourth}");
+    assert_eq!(std::fs::metadata(&image).unwrap().modified().unwrap(), before);
     // -g among the caller's cflags: link only.
     let dbg = tempfile::tempdir().unwrap();
     let out = build(dbg.path(), &["--cflag", "-g"], &src);
@@ -169,6 +178,29 @@ fn rebuilds_are_incremental_and_debug_builds_skip_packing() {
     assert!(dbg.path().join("build/librelu.so").is_file());
     assert!(!dbg.path().join("build/librelu.packed.so").exists());
     assert!(!dbg.path().join("build/librelu.stripped.so").exists());
+}
+
+/// A define among the caller's cflags rebuilds only the objects whose code
+/// it changes (and what links them); one it does not change rebuilds nothing.
+#[test]
+fn a_define_rebuilds_only_what_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("relu.cpp");
+    let text = std::fs::read_to_string(op_source("relu_accessor.cpp")).unwrap();
+    std::fs::write(&src, format!("{text}\n#ifdef Q7_EXTRA\nint q7_extra() {{ return Q7_EXTRA; }}\n#endif\n")).unwrap();
+    let steps = |extra: &[&str]| -> (u64, u64) {
+        let out = build(dir.path(), &[&["--json"], extra].concat(), &src);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (r["steps_run"].as_u64().unwrap(), r["steps_skipped"].as_u64().unwrap())
+    };
+    assert_eq!(steps(&[]), (4, 0)); // relu.cpp, wrapper.cpp, the link, the pack
+    assert_eq!(steps(&["--cflag", "-DQ7_UNUSED=1"]), (0, 4));
+    assert_eq!(steps(&["--cflag", "-DQ7_EXTRA=3"]), (3, 1)); // not the wrapper
+    assert_eq!(steps(&["--cflag", "-DQ7_EXTRA=3"]), (0, 4));
+    assert_eq!(steps(&[]), (3, 1)); // back: the function goes
+    let syms = std::process::Command::new("xtensa-lx106-elf-nm").arg(dir.path().join("build/relu.o")).output().unwrap();
+    assert!(!String::from_utf8_lossy(&syms.stdout).contains("q7_extra"));
 }
 
 #[test]
@@ -290,4 +322,30 @@ fn source_paths_with_spaces_and_metacharacters_build() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(dir.path().join("b $(x)/librelu.packed.so").is_file());
     assert!(!dir.path().join("pwned").exists());
+}
+
+/// `q7 prepare` builds the device SDK where builds look for it (the cache
+/// the CLI and the Python package share): a second run and a build after it
+/// find it built, and the build links the very archive it named.
+#[test]
+fn prepare_leaves_the_sdk_the_builds_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = q7_in(dir.path(), &["prepare"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let said = stdout(&first);
+    let archive = PathBuf::from(said.trim().strip_prefix("device SDK ready: ").expect("names the archive"));
+    assert!(archive.is_file() && archive.starts_with(Path::new(env!("CARGO_TARGET_TMPDIR")).join("q7-cache")));
+    let again = q7_in(dir.path(), &["prepare"]);
+    assert!(again.status.success() && stdout(&again) == said, "{}", stderr(&again));
+    assert!(!stderr(&again).contains("building q7's device SDK"), "{}", stderr(&again));
+    let out = build(dir.path(), &["-v", "--build-dir", "b"], &op_source("relu_accessor.cpp"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("building q7's device SDK"), "{}", stderr(&out));
+    let link = stderr(&out)
+        .lines()
+        .find(|l| l.contains("xtensa-lx106-elf-ld"))
+        .map(str::to_string)
+        .expect("-v shows the link");
+    assert!(link.contains(archive.to_str().unwrap()), "{link}");
+    assert!(q7_in(dir.path(), &["prepare", "-q"]).stdout.is_empty());
 }

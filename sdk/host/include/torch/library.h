@@ -1,13 +1,16 @@
-// torch::Library and TORCH_LIBRARY for q7's host shape programs. def()
-// records each operator in a process-wide list: its schema, derived from the
-// shape function's C++ signature as torch infers it (`Tensor _0, float _1`),
-// and a call that takes the arguments as text (src/shape_main.cpp).
+// torch::Library and TORCH_LIBRARY for q7's host shape programs and
+// libraries. def() records each operator in a process-wide list: its
+// schema, derived from the shape function's C++ signature as torch infers it
+// (`Tensor _0, float _1`), the parameters' schema types, and a call that
+// takes the arguments as typed values (src/shape_main.cpp parses them from
+// text, src/shape_abi.cpp from the C ABI's words).
 #pragma once
 
 #include <torch/torch.h>
 
 #include <cstdlib>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -26,21 +29,29 @@ template <> struct SchemaType<double> { static constexpr const char* name = "flo
 template <> struct SchemaType<int64_t> { static constexpr const char* name = "int"; };
 template <> struct SchemaType<c10::Scalar> { static constexpr const char* name = "Scalar"; };
 
-c10::ScalarType parse_dtype(const std::string& name);
+// One argument of a call, held as the parameter's schema type wants it: a
+// tensor, a float, an int, or a Scalar (an int or a float).
+struct Value {
+  at::Tensor tensor;
+  double real = 0;
+  int64_t integer = 0;
+  bool is_integer = false;
+};
 
-// Parses one argument from its command-line text (src/shape_main.cpp says the forms).
-template <typename T> T parse_arg(const std::string& text);
-template <> at::Tensor parse_arg<at::Tensor>(const std::string& text);
-template <> double parse_arg<double>(const std::string& text);
-template <> int64_t parse_arg<int64_t>(const std::string& text);
-template <> c10::Scalar parse_arg<c10::Scalar>(const std::string& text);
+template <typename T> T take(const Value& v);
+template <> inline at::Tensor take<at::Tensor>(const Value& v) { return v.tensor; }
+template <> inline double take<double>(const Value& v) { return v.real; }
+template <> inline int64_t take<int64_t>(const Value& v) { return v.integer; }
+template <> inline c10::Scalar take<c10::Scalar>(const Value& v) {
+  return v.is_integer ? c10::Scalar(v.integer) : c10::Scalar(v.real);
+}
 
 struct Registration {
   std::string ns;
   std::string name;
-  std::string schema;  // "name(Tensor _0, float _1) -> Tensor"
-  size_t arity;
-  std::function<at::Tensor(const std::vector<std::string>&)> call;
+  std::string schema;              // "name(Tensor _0, float _1) -> Tensor"
+  std::vector<std::string> types;  // the parameters' schema types, in order
+  std::function<at::Tensor(const std::vector<Value>&)> call;
 };
 
 inline std::vector<Registration>& registry() {
@@ -49,8 +60,8 @@ inline std::vector<Registration>& registry() {
 }
 
 template <typename... Args, size_t... I>
-at::Tensor invoke(at::Tensor (*fn)(Args...), const std::vector<std::string>& text, std::index_sequence<I...>) {
-  return fn(parse_arg<std::decay_t<Args>>(text[I])...);
+at::Tensor invoke(at::Tensor (*fn)(Args...), const std::vector<Value>& values, std::index_sequence<I...>) {
+  return fn(take<std::decay_t<Args>>(values[I])...);
 }
 
 template <typename... Args>
@@ -74,9 +85,13 @@ class Library {
 
   template <typename... Args>
   Library& def(const char* name, at::Tensor (*fn)(Args...)) {
-    q7host::registry().push_back({ns_, name, q7host::schema_of<Args...>(name), sizeof...(Args),
-                                  [fn](const std::vector<std::string>& text) {
-                                    return q7host::invoke(fn, text, std::index_sequence_for<Args...>{});
+    q7host::registry().push_back({ns_, name, q7host::schema_of<Args...>(name),
+                                  {q7host::SchemaType<std::decay_t<Args>>::name...},
+                                  [fn](const std::vector<q7host::Value>& values) {
+                                    if (values.size() != sizeof...(Args)) {
+                                      throw std::invalid_argument("wrong number of arguments");
+                                    }
+                                    return q7host::invoke(fn, values, std::index_sequence_for<Args...>{});
                                   }});
     return *this;
   }

@@ -95,9 +95,16 @@ using c10::TensorOptions;
 class Tensor {
  public:
   Tensor() = default;
+  // Errors as libtorch words them (its RuntimeError and IndexError become
+  // Python's when q7 calls the shape function from Python).
   Tensor(IntArrayRef sizes, ScalarType dtype) : sizes_(sizes.vec()), dtype_(dtype) {
     for (int64_t d : sizes_) {
-      if (d < 0) throw std::invalid_argument("negative dimension " + std::to_string(d));
+      if (d < 0) {
+        std::string all;
+        for (int64_t e : sizes_) all += (all.empty() ? "" : ", ") + std::to_string(e);
+        throw std::runtime_error("Trying to create tensor with negative dimension " + std::to_string(d) + ": [" + all +
+                                 "]");
+      }
     }
   }
   IntArrayRef sizes() const { return IntArrayRef(sizes_); }
@@ -119,8 +126,10 @@ class Tensor {
  private:
   int64_t wrap(int64_t d) const {
     int64_t n = dim();
+    if (n == 0) throw std::out_of_range("dimension specified as " + std::to_string(d) + " but tensor has no dimensions");
     if (d < -n || d >= n) {
-      throw std::out_of_range("dimension " + std::to_string(d) + " out of range for a " + std::to_string(n) + "-d tensor");
+      throw std::out_of_range("Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
+                              std::to_string(n - 1) + "], but got " + std::to_string(d) + ")");
     }
     return d < 0 ? d + n : d;
   }
