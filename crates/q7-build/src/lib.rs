@@ -15,6 +15,7 @@ mod ir_compile;
 pub mod legalize;
 pub mod lsp;
 pub mod native;
+mod observer;
 pub mod prepare;
 mod request;
 pub mod toolchain;

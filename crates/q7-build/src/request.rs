@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::builddir::BuildDirError;
-use crate::command::Command;
 use crate::exec::ExecError;
 use crate::schema::SchemaError;
 use crate::sdk::SdkError;
-use crate::timeline::PhaseTime;
 use crate::toolchain::Toolchain;
 use crate::wrapper::WrapperError;
+
+pub use crate::observer::{Observer, Quiet};
 
 /// Which toolchain the caller asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,29 +108,6 @@ pub(crate) fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |error| BuildError::Io { path: path.display().to_string(), error }
-}
-
-/// Observes the build: progress and, under `-v`, each command.
-pub trait Observer: Sync {
-    /// A phase begins with `steps` steps.
-    fn phase(&self, name: &str, steps: usize);
-    /// One step finished (`skipped` when it was up to date).
-    fn step(&self, label: &str, skipped: bool);
-    fn command(&self, cmd: &Command);
-    /// A long step begins that the caller should hear of even without `-v`
-    /// (the device SDK's one-off build): one line.
-    fn note(&self, _line: &str) {}
-    /// The finished build's phases (for `-v`).
-    fn timeline(&self, _phases: &[PhaseTime], _jobs: usize) {}
-}
-
-/// An observer that says nothing.
-pub struct Quiet;
-
-impl Observer for Quiet {
-    fn phase(&self, _: &str, _: usize) {}
-    fn step(&self, _: &str, _: bool) {}
-    fn command(&self, _: &Command) {}
 }
 
 pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::command::Command;
-use crate::driver::Observer;
 use crate::exec::{self, ExecError};
+use crate::observer::Observer;
 use crate::toolchain::{assembly_for_mc, AsmJob, CompileFlags, Env, Language, OpenSetup};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
