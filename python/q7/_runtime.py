@@ -256,7 +256,7 @@ class BoundOp:
                 TypeError(f"{self._where()}: the shape function returns dtype {dtype}, which the device does not take")
             )
         opts = {**self.options, **_OVERRIDES.get()}
-        call = _debug._Call(self, packed, out_dtype, meta.shape, opts)
+        call = _debug._Call(self, packed, out_dtype, shape, opts)
         _debug.maybe_debug(call)
         result = self.compute.run(
             self.compute_fn,

@@ -6,6 +6,7 @@ dropped, paths replaced by names); Q7_BLESS=1 rewrites the logs."""
 import json
 import os
 import queue
+import re
 import shutil
 import socket
 import struct
@@ -88,6 +89,8 @@ class Client:
         text = json.dumps({k: v for k, v in message.items() if k not in ("seq", "request_seq")}, sort_keys=True)
         for path, name in self.names:
             text = text.replace(path, name)
+        # The SDK cache's name is a hash of the SDK's sources: any SDK edit changes it.
+        text = re.sub(r"/sdk-[0-9a-f]{16}/", "/sdk-HASH/", text)
         self.log.append(f"{direction} {text}")
 
     def _next(self):
