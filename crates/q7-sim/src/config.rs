@@ -23,6 +23,42 @@ pub mod vector {
     pub const DOUBLE: u32 = 0x3c0;
 }
 
+/// Which special (`rsr`/`wsr`/`xsr`) and user (`rur`/`wur`) register
+/// numbers a core has, per access, as 256-bit sets: any other access is
+/// IllegalInstruction, as the core's decoder does not know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterAccess {
+    pub read: [u32; 8],
+    pub write: [u32; 8],
+    pub exchange: [u32; 8],
+    pub ur_read: [u32; 8],
+    pub ur_write: [u32; 8],
+}
+
+impl RegisterAccess {
+    /// Every number, every access (the op images' core: accesses are not
+    /// checked).
+    pub const ALL: RegisterAccess =
+        RegisterAccess { read: [!0; 8], write: [!0; 8], exchange: [!0; 8], ur_read: [!0; 8], ur_write: [!0; 8] };
+
+    /// The complement of sets of numbers that trap, as the test program
+    /// tests/programs/sregs.c prints them under QEMU.
+    const fn from_trapped(trapped: [[u32; 8]; 5]) -> RegisterAccess {
+        let mut legal = [[0u32; 8]; 5];
+        let mut i = 0;
+        while i < 40 {
+            legal[i / 8][i % 8] = !trapped[i / 8][i % 8];
+            i += 1;
+        }
+        let [read, write, exchange, ur_read, ur_write] = legal;
+        RegisterAccess { read, write, exchange, ur_read, ur_write }
+    }
+
+    pub fn has(set: &[u32; 8], n: u8) -> bool {
+        set[usize::from(n / 32)] & 1 << (n % 32) != 0
+    }
+}
+
 /// Who handles exceptions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExceptionModel {
@@ -55,6 +91,8 @@ pub struct CoreConfig {
     /// ATOMCTL after reset: the `s32c1i` policy per access type (2 bits
     /// each: bypass, write-through, write-back; 0 raises LoadStoreError).
     pub atomctl_reset: u32,
+    /// The special and user registers the core has.
+    pub registers: RegisterAccess,
 }
 
 impl CoreConfig {
@@ -73,6 +111,7 @@ impl CoreConfig {
             unaligned_exception: true,
             // INFERRED: op images' atomics work on every memory they use.
             atomctl_reset: 0x15,
+            registers: RegisterAccess::ALL,
         }
     }
 
@@ -97,6 +136,14 @@ impl CoreConfig {
             // QEMU's reset value for cores with ATOMCTL: `s32c1i` to bypass
             // memory (all of this board's memory) raises LoadStoreError.
             atomctl_reset: 0x28,
+            // QEMU's de212 (sregs.c's "rsr ... wur" lines under QEMU 7.2).
+            registers: RegisterAccess::from_trapped([
+                [0xfffceff0, 0xfffffff0, 0xfffffcff, 0xfffffef4, 0xfffcfffc, 0xff00fffc, 0xff00ff02, 0xffc8802b],
+                [0xfffceff0, 0xfffffff0, 0xfffffcff, 0xfffffef4, 0xfffcfffc, 0xff01fffc, 0xff01ff02, 0xffc88a23],
+                [0xfffceff0, 0xfffffff0, 0xfffffcff, 0xfffffef4, 0xfffcfffc, 0xff01fffc, 0xff01ff02, 0xffc88a2f],
+                [!0, !0, !0, !0, !0, !0, !0, 0xffffffbf],
+                [!0, !0, !0, !0, !0, !0, !0, 0xffffffbf],
+            ]),
         }
     }
 
@@ -115,6 +162,14 @@ impl CoreConfig {
             // QEMU's reset value for cores with ATOMCTL: `s32c1i` to bypass
             // memory (all of this board's memory) raises LoadStoreError.
             atomctl_reset: 0x28,
+            // QEMU's de233_fpu (sregs.c's "rsr ... wur" lines under QEMU 7.2).
+            registers: RegisterAccess::from_trapped([
+                [0xfffcefe0, 0xfffffff0, 0x63f7fcff, 0xfffffef4, 0xfffcfffc, 0xff00fffc, 0xff00ff02, 0xffc8802a],
+                [0xfffcefe0, 0xfffffff0, 0x63f7fcff, 0xfffffef4, 0xfffcfffc, 0xff01fffc, 0xff01ff02, 0xffc88a22],
+                [0xfffcefe0, 0xfffffff0, 0x63f7fcff, 0xfffffef4, 0xfffcfffc, 0xff01fffc, 0xff01ff02, 0xffc88a2e],
+                [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
+                [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
+            ]),
         }
     }
 

@@ -558,21 +558,7 @@ impl Cpu {
                     self.ar[a] = self.ar[b];
                 }
             }
-            Kind::Rsr => self.ar[a] = self.read_sr(op.imm as u8),
-            Kind::Wsr => {
-                let value = r[a];
-                self.write_sr(op.imm as u8, value);
-            }
-            Kind::Xsr => {
-                let old = self.read_sr(op.imm as u8);
-                self.write_sr(op.imm as u8, self.ar[a]);
-                self.ar[a] = old;
-            }
-            Kind::Rur => self.ar[a] = self.read_ur(op.imm as u8),
-            Kind::Wur => {
-                let value = r[a];
-                self.write_ur(op.imm as u8, value);
-            }
+            Kind::Rsr | Kind::Wsr | Kind::Xsr | Kind::Rur | Kind::Wur => return self.register_access(op),
             Kind::Rsil => {
                 self.ar[a] = self.ps;
                 self.set_ps((self.ps & !ps::INTLEVEL_MASK) | (op.imm & ps::INTLEVEL_MASK));
@@ -582,11 +568,7 @@ impl Cpu {
                 let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: "the `ill` instruction".into() };
                 return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
             }
-            Kind::Undecodable => {
-                let report =
-                    Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: undecodable_reason(op.a).to_string() };
-                return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
-            }
+            Kind::Undecodable => return self.undecodable(op),
             Kind::Unsupported => {
                 return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }));
             }
@@ -664,6 +646,93 @@ impl Cpu {
         self.br = (self.br & !(1 << n)) | u32::from(value) << n;
     }
 
+    /// `rsr`/`wsr`/`xsr`/`rur`/`wur`: IllegalInstruction for a register
+    /// (or access) the core lacks; FCR and FSR need coprocessor 0 enabled,
+    /// as the FP instructions do.
+    #[cold]
+    fn register_access(&mut self, op: &Op) -> Step {
+        use crate::config::RegisterAccess;
+        let (a, n) = (usize::from(op.a & 15), op.imm as u8);
+        let regs = &self.config.registers;
+        let set = match op.kind {
+            Kind::Rsr => &regs.read,
+            Kind::Wsr => &regs.write,
+            Kind::Xsr => &regs.exchange,
+            Kind::Rur => &regs.ur_read,
+            _ => &regs.ur_write,
+        };
+        if !RegisterAccess::has(set, n) {
+            let why = format!("`{}` of register {n}, which this core lacks", op.opcode.mnemonic());
+            let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why };
+            return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
+        }
+        let fp_state = matches!(n, q7_isa::regs::FCR | q7_isa::regs::FSR);
+        if matches!(op.kind, Kind::Rur | Kind::Wur) && fp_state && self.cpenable & 1 == 0 {
+            let report = Stop::Unhandled { pc: op.pc, cause: cause::COPROCESSOR0_DISABLED };
+            return Err(self.exception(op, cause::COPROCESSOR0_DISABLED, None, report));
+        }
+        match op.kind {
+            Kind::Rsr => self.ar[a] = self.read_sr(n),
+            Kind::Wsr => self.write_sr(n, self.ar[a]),
+            Kind::Xsr => {
+                let old = self.read_sr(n);
+                self.write_sr(n, self.ar[a]);
+                self.ar[a] = old;
+            }
+            Kind::Rur => self.ar[a] = self.read_ur(n),
+            _ => self.write_ur(n, self.ar[a]),
+        }
+        Ok(())
+    }
+
+    /// Bytes the decoder refuses: IllegalInstruction, except register
+    /// transfers of registers the core has beyond the ISA options q7-isa
+    /// decodes (the MMU's RASID and TLB configuration, EXPSTATE on QEMU's
+    /// sample cores): those run, the registers kept as plain storage.
+    #[cold]
+    fn undecodable(&mut self, op: &Op) -> Step {
+        let word = op.imm;
+        let kind = match word & 0xff_000f {
+            0x03_0000 => Some(Kind::Rsr),
+            0x13_0000 => Some(Kind::Wsr),
+            0x61_0000 => Some(Kind::Xsr),
+            0xe3_0000 => Some(Kind::Rur),
+            0xf3_0000 => Some(Kind::Wur),
+            _ => None,
+        };
+        if let (3, Some(kind)) = (op.len, kind) {
+            let (n, a) = match kind {
+                Kind::Rur => ((word >> 4) as u8, (word >> 12 & 15) as u8),
+                _ => ((word >> 8) as u8, (word >> 4 & 15) as u8),
+            };
+            let regs = &self.config.registers;
+            let set = match kind {
+                Kind::Rsr => &regs.read,
+                Kind::Wsr => &regs.write,
+                Kind::Xsr => &regs.exchange,
+                Kind::Rur => &regs.ur_read,
+                _ => &regs.ur_write,
+            };
+            if crate::config::RegisterAccess::has(set, n) {
+                let a = usize::from(a);
+                match kind {
+                    Kind::Rsr => self.ar[a] = self.read_sr(n),
+                    Kind::Wsr => self.write_sr(n, self.ar[a]),
+                    Kind::Xsr => {
+                        let old = self.read_sr(n);
+                        self.write_sr(n, self.ar[a]);
+                        self.ar[a] = old;
+                    }
+                    Kind::Rur => self.ar[a] = self.other_ur[usize::from(n)],
+                    _ => self.other_ur[usize::from(n)] = self.ar[a],
+                }
+                return Ok(());
+            }
+        }
+        let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: undecodable_reason(op.a).to_string() };
+        Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report))
+    }
+
     /// `movsp at, as`: Alloca when the caller's frame is not in registers.
     fn movsp(&mut self, mem: &mut Memory, op: &Op) -> Step {
         let (a, b) = (usize::from(op.a & 15), usize::from(op.b & 15));
@@ -695,7 +764,15 @@ impl Cpu {
 fn op_bytes(op: &Op) -> Vec<u8> {
     let word = match (op.kind, op.len) {
         (Kind::Undecodable, _) => op.imm,
-        (_, 2) => 0xf06d,
+        (Kind::Ill, 2) => 0xf06d,
+        (Kind::Ill, _) => 0,
+        // Register transfers: the register number and the operand are
+        // all the encoding holds besides the opcode.
+        (Kind::Rsr, _) => 0x03_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Wsr, _) => 0x13_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Xsr, _) => 0x61_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Rur, _) => 0xe3_0000 | u32::from(op.a & 15) << 12 | op.imm << 4,
+        (Kind::Wur, _) => 0xf3_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
         _ => 0,
     };
     word.to_le_bytes()[..usize::from(op.len)].to_vec()

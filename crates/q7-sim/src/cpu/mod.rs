@@ -98,6 +98,8 @@ pub struct Cpu {
     pub atomctl: u32,
     /// Special registers without their own field (stored, read back).
     other_sr: [u32; 256],
+    /// User registers the decoder does not know but the core has.
+    other_ur: [u32; 256],
     pub threadptr: u32,
     /// Retired instructions and modelled cycles.
     pub insns: u64,
@@ -143,6 +145,7 @@ impl Cpu {
             scompare1: 0,
             atomctl: config.atomctl_reset,
             other_sr: [0; 256],
+            other_ur: [0; 256],
             threadptr: 0,
             insns: 0,
             cycles: 0,

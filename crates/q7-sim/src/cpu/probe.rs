@@ -89,6 +89,7 @@ impl Cpu {
             scompare1: self.scompare1,
             atomctl: self.atomctl,
             other_sr: self.other_sr,
+            other_ur: self.other_ur,
             threadptr: self.threadptr,
             insns: self.insns,
             cycles: self.cycles,

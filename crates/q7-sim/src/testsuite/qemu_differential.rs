@@ -254,3 +254,17 @@ fn s32c1i_follows_atomctl_like_qemu() {
         compare_patched(cpu, "2", "atomic", &["atomic.c"], &[(1, 67), (2, 67), (3, 73), (4, 67)]);
     }
 }
+
+#[test]
+fn special_and_user_registers_match_qemu() {
+    // rsr/wsr/xsr of all 256 special registers and rur/wur of all 256 user
+    // registers: the ones a board lacks raise IllegalInstruction (resumed
+    // by sysvec.inc); with CPENABLE = 0, rur/wur of FCR and FSR raise
+    // Coprocessor0Disabled.
+    let (code, out) = compare("de212", "2", "sregs", &["sregs.c"]);
+    assert_eq!(code, 17, "{out}");
+    assert!(out.contains("on rsr fffceff0 "), "{out}");
+    let (code, out) = compare("de233_fpu", "2", "sregs", &["sregs.c"]);
+    assert_eq!(code, 17, "{out}");
+    assert!(out.contains("off rur 232 cause 32\noff wur 232 cause 32\n"), "{out}");
+}
