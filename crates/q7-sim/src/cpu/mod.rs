@@ -394,7 +394,10 @@ impl Core {
                 Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend, hooks: &self.hooks };
             let block = match self.cache.index_or_build(pc, fetcher, mem) {
                 Ok(index) => self.cache.at(index),
-                Err(stop) => return Event::Stopped(stop),
+                Err(stop) => match self.cpu.fetch_fault(pc, stop) {
+                    Ok(()) => continue,
+                    Err(stop) => return Event::Stopped(stop),
+                },
             };
             if let Some(profile) = self.profile.as_deref_mut() {
                 if let Err(event) = self.cpu.exec_op_profiled(mem, block, profile) {

@@ -268,3 +268,13 @@ fn special_and_user_registers_match_qemu() {
     assert_eq!(code, 17, "{out}");
     assert!(out.contains("off rur 232 cause 32\noff wur 232 cause 32\n"), "{out}");
 }
+
+#[test]
+fn fetch_from_unmapped_memory_matches_qemu() {
+    // InstrPIFAddrError into the program, EPC1 and EXCVADDR the address.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "fetch", &["fetch.c"]);
+        assert_eq!(code, 23, "{out}");
+        assert!(out.starts_with("fetch 10000000: exceptions 1 cause 14 epc1 10000000 excvaddr 10000000\n"), "{out}");
+    }
+}
