@@ -184,6 +184,11 @@ pub enum Kind {
     Ssx,
     Ssxu,
     Ssxp,
+    /// A cache instruction naming a line by address (`dhwb`, `dhwbi`,
+    /// `dhi`, `dpfl`, `dhu`): with no cache modelled, it loads a byte at
+    /// a(b) + imm (as QEMU does), so an address no memory answers faults.
+    /// The other cache instructions are no-ops.
+    CacheProbe,
     /// Decoded but not modelled (MAC16, TLB, debug-register transfers):
     /// raises an illegal-instruction report naming the mnemonic.
     Unsupported,
@@ -671,6 +676,25 @@ pub fn translate(insn: &Insn) -> Op {
         O::Nop | O::NopN | O::Memw | O::Isync | O::Rsync | O::Esync | O::Dsync | O::Excw | O::Extw => {
             op.kind = Alu(AluOp::Nop)
         }
+        O::Dhwb | O::Dhwbi | O::Dhi | O::Dpfl | O::Dhu => {
+            op.kind = CacheProbe;
+            op.b = r(0);
+            op.imm = v(1);
+        }
+        O::Dpfr
+        | O::Dpfw
+        | O::Dpfro
+        | O::Dpfwo
+        | O::Dii
+        | O::Diu
+        | O::Diwb
+        | O::Diwbi
+        | O::Ipf
+        | O::Ipfl
+        | O::Ihu
+        | O::Iiu
+        | O::Ihi
+        | O::Iii => op.kind = Alu(AluOp::Nop),
         O::Break => {
             op.kind = Break;
             op.imm = v(0);

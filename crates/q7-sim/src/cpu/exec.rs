@@ -441,6 +441,10 @@ impl Cpu {
                 }
                 self.ar[a] = old;
             }
+            Kind::CacheProbe => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.load8(mem, op, addr)?;
+            }
             Kind::Beq => branch_if!(r[b] == r[c]),
             Kind::Bne => branch_if!(r[b] != r[c]),
             Kind::Blt => branch_if!((r[b] as i32) < (r[c] as i32)),

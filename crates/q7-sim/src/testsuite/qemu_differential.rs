@@ -278,3 +278,16 @@ fn fetch_from_unmapped_memory_matches_qemu() {
         assert!(out.starts_with("fetch 10000000: exceptions 1 cause 14 epc1 10000000 excvaddr 10000000\n"), "{out}");
     }
 }
+
+#[test]
+fn cache_instructions_match_qemu() {
+    // Every cache instruction on RAM and on an unmapped address: no-ops,
+    // except the line-naming data-cache ones, which probe the address
+    // (LoadStorePIFAddrError, resumed by sysvec.inc).
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "cache", &["cache.c"]);
+        assert_eq!(code, 19, "{out}");
+        assert!(out.contains("\ndhwb ram:ok unmapped:1x cause 15\n"), "{out}");
+        assert!(out.contains("\niii ram:ok unmapped:ok\n"), "{out}");
+    }
+}
