@@ -184,6 +184,9 @@ pub enum Kind {
     Ssx,
     Ssxu,
     Ssxp,
+    /// MAC16: a, b = the multiplicands' registers (AR or M, see imm),
+    /// c = the load base AR; imm packs [`mac16`]'s fields.
+    Mac16,
     /// A cache instruction naming a line by address (`dhwb`, `dhwbi`,
     /// `dhi`, `dpfl`, `dhu`): with no cache modelled, it loads a byte at
     /// a(b) + imm (as QEMU does), so an address no memory answers faults.
@@ -228,6 +231,7 @@ impl Kind {
                 | Simcall
                 | Syscall
                 | Waiti
+                | Mac16
                 | Unsupported
                 | Undecodable
         )
@@ -769,10 +773,93 @@ pub fn translate(insn: &Insn) -> Op {
         O::Ssx => rrr(&mut op, Ssx),
         O::Ssxu => rrr(&mut op, Ssxu),
         O::Ssxp => rrr(&mut op, Ssxp),
+        _ if insn.op.requires().contains(q7_isa::Feature::Mac16) => {
+            op.kind = Mac16;
+            (op.a, op.b, op.c, op.imm) = mac16::pack(insn);
+        }
         _ => op.kind = Unsupported,
     }
     op.frame = highest_frame(insn);
     op
+}
+
+/// The fields of a [`Kind::Mac16`] op, packed in `imm` from the mnemonic
+/// (`mula.da.hl.ldinc`: operation, sources, halves, load) and operands.
+pub mod mac16 {
+    use q7_isa::{Insn, Operand};
+
+    pub const UMUL: u32 = 0;
+    pub const MUL: u32 = 1;
+    pub const MULA: u32 = 2;
+    pub const MULS: u32 = 3;
+    /// `ldinc`/`lddec`: the load alone.
+    pub const NONE: u32 = 4;
+
+    /// The operation (bits 0..3).
+    pub fn operation(imm: u32) -> u32 {
+        imm & 7
+    }
+    /// Whether the first (second) multiplicand is its register's high half.
+    pub fn high(imm: u32, which: u32) -> bool {
+        imm >> (3 + which) & 1 != 0
+    }
+    /// Whether the first (second) multiplicand is an M register.
+    pub fn from_m(imm: u32, which: u32) -> bool {
+        imm >> (5 + which) & 1 != 0
+    }
+    /// The load's address step: 0 (none), 4 (ldinc) or -4 (lddec).
+    pub fn step(imm: u32) -> i32 {
+        match imm >> 7 & 3 {
+            1 => 4,
+            2 => -4,
+            _ => 0,
+        }
+    }
+    /// The M register the load writes.
+    pub fn target(imm: u32) -> usize {
+        (imm >> 9 & 3) as usize
+    }
+
+    /// (a, b, c, imm) of a MAC16 instruction.
+    pub fn pack(insn: &Insn) -> (u8, u8, u8, u32) {
+        let mut parts = insn.op.mnemonic().split('.');
+        let operation = match parts.next() {
+            Some("umul") => UMUL,
+            Some("mul") => MUL,
+            Some("mula") => MULA,
+            Some("muls") => MULS,
+            _ => NONE,
+        };
+        let ops = insn.operands();
+        let number = |i: usize| match ops.get(i) {
+            Some(Operand::Ar(n) | Operand::Mr(n)) => (*n, matches!(ops.get(i), Some(Operand::Mr(_)))),
+            _ => (0, false),
+        };
+        let mut imm = operation;
+        let (mut a, mut b) = (0, 0);
+        // The sources and halves come after the operation: `da.hl`.
+        if operation != NONE {
+            let _sources = parts.next();
+            if let Some(halves) = parts.next() {
+                imm |= u32::from(halves.starts_with('h')) << 3 | u32::from(halves.ends_with('h')) << 4;
+            }
+        }
+        let load = insn.op.mnemonic().ends_with("inc") || insn.op.mnemonic().ends_with("dec");
+        let first = if load { 2 } else { 0 };
+        if operation != NONE {
+            let (x, x_m) = number(first);
+            let (y, y_m) = number(first + 1);
+            (a, b) = (x, y);
+            imm |= u32::from(x_m) << 5 | u32::from(y_m) << 6;
+        }
+        let mut c = 0;
+        if load {
+            let step = if insn.op.mnemonic().ends_with("inc") { 1 } else { 2 };
+            imm |= step << 7 | u32::from(number(0).0 & 3) << 9;
+            c = number(1).0;
+        }
+        (a, b, c, imm)
+    }
 }
 
 fn call_increment(op: Opcode) -> u32 {

@@ -9,6 +9,7 @@
 use crate::alu;
 use crate::block::{undecodable_reason, Block, HostCode};
 use crate::cost::TAKEN_BRANCH;
+use crate::cpu::sregs::sr;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
 use crate::ps;
@@ -441,6 +442,7 @@ impl Cpu {
                 }
                 self.ar[a] = old;
             }
+            Kind::Mac16 => return self.mac16(mem, op),
             Kind::CacheProbe => {
                 let addr = r[b].wrapping_add(op.imm);
                 self.load8(mem, op, addr)?;
@@ -648,6 +650,52 @@ impl Cpu {
     #[inline(always)]
     pub(crate) fn set_bool(&mut self, n: usize, value: bool) {
         self.br = (self.br & !(1 << n)) | u32::from(value) << n;
+    }
+
+    /// MAC16 (as QEMU orders it): the load of the ldinc/lddec forms first
+    /// (it may fault, changing nothing), then the 16 x 16 multiply into the
+    /// 40-bit accumulator ACCHI:ACCLO (ACCHI sign-extended from 8 bits)
+    /// from the operands as they were, then the base and M register.
+    fn mac16(&mut self, mem: &mut Memory, op: &Op) -> Step {
+        use crate::uop::mac16;
+        let p = op.imm;
+        let loaded = match mac16::step(p) {
+            0 => None,
+            step => {
+                let addr = self.ar[usize::from(op.c & 15)].wrapping_add_signed(step);
+                Some((addr, self.load32(mem, op, addr)?))
+            }
+        };
+        let operation = mac16::operation(p);
+        if operation != mac16::NONE {
+            let value = |cpu: &Cpu, which: u32, reg: u8| {
+                let word = if mac16::from_m(p, which) {
+                    cpu.read_sr(sr::M0 + (reg & 3))
+                } else {
+                    cpu.ar[usize::from(reg & 15)]
+                };
+                let half = if mac16::high(p, which) { word >> 16 } else { word & 0xffff };
+                if operation == mac16::UMUL {
+                    i64::from(half)
+                } else {
+                    i64::from(half as u16 as i16)
+                }
+            };
+            let product = value(self, 0, op.a) * value(self, 1, op.b);
+            let acc = i64::from(self.read_sr(sr::ACCHI) as i8) << 32 | i64::from(self.read_sr(sr::ACCLO));
+            let acc = match operation {
+                mac16::MULA => acc.wrapping_add(product),
+                mac16::MULS => acc.wrapping_sub(product),
+                _ => product,
+            };
+            self.write_sr(sr::ACCLO, acc as u32);
+            self.write_sr(sr::ACCHI, (acc >> 32) as u32);
+        }
+        if let Some((addr, word)) = loaded {
+            self.ar[usize::from(op.c & 15)] = addr;
+            self.write_sr(sr::M0 + mac16::target(p) as u8, word);
+        }
+        Ok(())
     }
 
     /// `rsr`/`wsr`/`xsr`/`rur`/`wur`: IllegalInstruction for a register

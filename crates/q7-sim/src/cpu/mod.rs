@@ -15,7 +15,7 @@ mod fp;
 pub mod loaded;
 mod probe;
 mod profiled;
-mod sregs;
+pub(crate) mod sregs;
 mod unwind;
 mod window;
 

@@ -291,3 +291,16 @@ fn cache_instructions_match_qemu() {
         assert!(out.contains("\niii ram:ok unmapped:ok\n"), "{out}");
     }
 }
+
+#[test]
+fn mac16_matches_qemu() {
+    // Every MAC16 instruction over edge and pseudo-random operands and
+    // accumulators (checksums per instruction), and LoadStoreAlignment
+    // from an unaligned ldinc.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "mac16", &["mac16.c"]);
+        assert_eq!(code, 29, "{out}");
+        assert_eq!(out.lines().filter(|l| l.contains(" sum ")).count(), 70, "{out}");
+        assert!(out.ends_with("unaligned ldinc: exceptions 1 cause 9 m3 4 ptr+1\n"), "{out}");
+    }
+}
