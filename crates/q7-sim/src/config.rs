@@ -59,6 +59,51 @@ impl RegisterAccess {
     }
 }
 
+/// The interrupt option's configuration (XEA2): which interrupt is at
+/// which level and of which type, and where each level vectors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InterruptConfig {
+    /// The interrupts of each level 1..=7 (index 0 unused).
+    pub level_mask: [u32; 8],
+    /// Interrupts INTSET may set; INTCLEAR clears these and `edge`.
+    pub software: u32,
+    pub edge: u32,
+    /// The non-maskable interrupt(s), taken whatever INTENABLE says.
+    pub nmi: u32,
+    pub nmi_level: u32,
+    /// The interrupt each of CCOMPARE0..2 raises.
+    pub timers: [u8; 3],
+    /// The level PS.EXCM masks up to.
+    pub excm_level: u32,
+    /// The level debug exceptions are taken at.
+    pub debug_level: u32,
+    /// Offsets from VECBASE of the level 2..=7 vectors (index = level).
+    pub vectors: [u32; 8],
+    /// Retired instructions per CCOUNT cycle: QEMU at `-icount shift=0`
+    /// counts 1 ns per instruction, and the sample cores run at 40 MHz.
+    pub insns_per_cycle: u64,
+}
+
+impl InterruptConfig {
+    /// QEMU's de212 and de233_fpu (the same interrupt configuration: their
+    /// core-isa.h XCHAL_INTLEVELn_MASK, XCHAL_INTTYPE_MASK_*, timers 6, 10
+    /// and 13, EXCM level 3, debug level 6, NMI 14 at level 7).
+    pub fn qemu_sample() -> InterruptConfig {
+        InterruptConfig {
+            level_mask: [0, 0x001f_80ff, 0x100, 0x0020_0e00, 0x1000, 0x2000, 0, 0x4000],
+            software: 0x880,
+            edge: 0x003f_8000,
+            nmi: 0x4000,
+            nmi_level: 7,
+            timers: [6, 10, 13],
+            excm_level: 3,
+            debug_level: 6,
+            vectors: [0, 0, 0x180, 0x1c0, 0x200, 0x240, 0x280, 0x2c0],
+            insns_per_cycle: 25,
+        }
+    }
+}
+
 /// Who handles exceptions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExceptionModel {
@@ -93,6 +138,8 @@ pub struct CoreConfig {
     pub atomctl_reset: u32,
     /// The special and user registers the core has.
     pub registers: RegisterAccess,
+    /// The interrupt and timer options, where modelled (QEMU's boards).
+    pub interrupts: Option<InterruptConfig>,
 }
 
 impl CoreConfig {
@@ -112,6 +159,7 @@ impl CoreConfig {
             // INFERRED: op images' atomics work on every memory they use.
             atomctl_reset: 0x15,
             registers: RegisterAccess::ALL,
+            interrupts: None,
         }
     }
 
@@ -144,6 +192,7 @@ impl CoreConfig {
                 [!0, !0, !0, !0, !0, !0, !0, 0xffffffbf],
                 [!0, !0, !0, !0, !0, !0, !0, 0xffffffbf],
             ]),
+            interrupts: Some(InterruptConfig::qemu_sample()),
         }
     }
 
@@ -170,6 +219,7 @@ impl CoreConfig {
                 [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
                 [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
             ]),
+            interrupts: Some(InterruptConfig::qemu_sample()),
         }
     }
 

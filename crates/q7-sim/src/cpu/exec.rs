@@ -583,7 +583,7 @@ impl Cpu {
                 return Err(self.exception(op, cause::SYSCALL, None, report));
             }
             Kind::Simcall => return Err(Trap::Simcall),
-            Kind::Waiti => return Err(Trap::Stop(Stop::Waiti { pc: op.pc })),
+            Kind::Waiti => self.waiti(op.pc, op.imm & ps::INTLEVEL_MASK)?,
             Kind::AddS
             | Kind::SubS
             | Kind::MulS

@@ -12,6 +12,7 @@ mod compiled;
 mod exception;
 mod exec;
 mod fp;
+pub mod interrupts;
 pub mod loaded;
 mod probe;
 mod profiled;
@@ -101,6 +102,8 @@ pub struct Cpu {
     /// User registers the decoder does not know but the core has.
     other_ur: [u32; 256],
     pub threadptr: u32,
+    /// Interrupts and timers (see [`interrupts`]).
+    pub irq: interrupts::Irq,
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -147,6 +150,7 @@ impl Cpu {
             other_sr: [0; 256],
             other_ur: [0; 256],
             threadptr: 0,
+            irq: interrupts::Irq::new(),
             insns: 0,
             cycles: 0,
             exceptions: 0,
@@ -375,6 +379,13 @@ impl Core {
             jit.checking = mem.checker.is_some();
         }
         while self.cpu.steps() < limit {
+            if self.cpu.steps() >= self.cpu.irq.check_at {
+                self.cpu.service_interrupts();
+            }
+            // Up to a scheduled interrupt, blocks run as usual; the last
+            // instructions before it run one at a time, so it is taken at
+            // exactly its instruction count whatever the engine.
+            let fast_limit = fast_limit.min(self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64));
             let pc = self.cpu.pc;
             if self.halt_pc == Some(pc) {
                 return Event::Halted;
@@ -447,7 +458,13 @@ impl Core {
                 if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
-                if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= fast_limit || mem.code_epoch != epoch {
+                let interrupts = self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64) < fast_limit;
+                if !repeatable
+                    || self.cpu.pc != pc
+                    || self.cpu.steps() >= fast_limit
+                    || mem.code_epoch != epoch
+                    || interrupts
+                {
                     break;
                 }
                 // Each pass counts towards the block's heat; once it heads

@@ -91,6 +91,7 @@ impl Cpu {
             other_sr: self.other_sr,
             other_ur: self.other_ur,
             threadptr: self.threadptr,
+            irq: self.irq.clone(),
             insns: self.insns,
             cycles: self.cycles,
             exceptions: self.exceptions,
@@ -120,6 +121,8 @@ impl Cpu {
                 == (other.vecbase, other.cpenable, other.scompare1, other.atomctl)
             && self.threadptr == other.threadptr
             && self.other_sr == other.other_sr
+            && (self.irq.intset, self.irq.intenable, self.irq.ccompare)
+                == (other.irq.intset, other.irq.intenable, other.irq.ccompare)
     }
 }
 

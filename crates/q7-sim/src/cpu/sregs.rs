@@ -38,6 +38,9 @@ const FSR_MASK: u32 = 0xf80;
 
 impl Cpu {
     pub(crate) fn read_sr(&self, n: u8) -> u32 {
+        if let Some(value) = self.read_interrupt_register(n) {
+            return value;
+        }
         match n {
             sr::LBEG => self.lbeg,
             sr::LEND => self.lend,
@@ -63,6 +66,9 @@ impl Cpu {
     }
 
     pub(crate) fn write_sr(&mut self, n: u8, value: u32) {
+        if self.write_interrupt_register(n, value) {
+            return;
+        }
         match n {
             sr::LBEG => self.lbeg = value,
             sr::LEND => self.lend = value,
@@ -93,6 +99,8 @@ impl Cpu {
     pub(crate) fn set_ps(&mut self, value: u32) {
         self.ps = value & ps::WRITABLE;
         self.update_window_check();
+        // A lower PS.INTLEVEL or a cleared EXCM may let one in.
+        self.check_interrupts_soon();
     }
 
     pub(crate) fn read_ur(&self, n: u8) -> u32 {

@@ -63,8 +63,15 @@ fn elf_path(dir: &Path, name: &str, board: &str, opt: &str) -> PathBuf {
 
 /// Runs QEMU with a deadline; returns (exit code, stdout).
 fn run_qemu(cpu: &str, elf: &Path) -> (i32, Vec<u8>) {
+    run_qemu_with(cpu, elf, &[])
+}
+
+/// [`run_qemu`] with more QEMU arguments.
+fn run_qemu_with(cpu: &str, elf: &Path, extra: &[&str]) -> (i32, Vec<u8>) {
     let mut child = Command::new("qemu-system-xtensa")
-        .args(["-M", "sim", "-cpu", cpu, "-semihosting", "-nographic", "-monitor", "none", "-kernel"])
+        .args(["-M", "sim", "-cpu", cpu, "-semihosting", "-nographic", "-monitor", "none"])
+        .args(extra)
+        .arg("-kernel")
         .arg(elf)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -117,10 +124,15 @@ fn run_iss(cpu: &str, elf_bytes: &[u8]) -> (i32, Vec<u8>) {
 
 /// Runs `name` under both and compares; returns the shared exit code.
 fn compare(cpu: &str, opt: &str, name: &str, sources: &[&str]) -> (i32, String) {
+    compare_with(cpu, opt, name, sources, &[])
+}
+
+/// [`compare`] with more QEMU arguments (`-icount` for timing).
+fn compare_with(cpu: &str, opt: &str, name: &str, sources: &[&str], qemu: &[&str]) -> (i32, String) {
     require_tools();
     let dir = build(cpu, opt, sources);
     let elf = elf_path(&dir, name, cpu, opt);
-    let (qemu_code, qemu_out) = run_qemu(cpu, &elf);
+    let (qemu_code, qemu_out) = run_qemu_with(cpu, &elf, qemu);
     let (iss_code, iss_out) = run_iss(cpu, &std::fs::read(&elf).expect("read ELF"));
     let qemu_text = String::from_utf8_lossy(&qemu_out).into_owned();
     let iss_text = String::from_utf8_lossy(&iss_out).into_owned();
@@ -302,5 +314,24 @@ fn mac16_matches_qemu() {
         assert_eq!(code, 29, "{out}");
         assert_eq!(out.lines().filter(|l| l.contains(" sum ")).count(), 70, "{out}");
         assert!(out.ends_with("unaligned ldinc: exceptions 1 cause 9 m3 4 ptr+1\n"), "{out}");
+    }
+}
+
+/// QEMU's clock for the timing-dependent programs: one instruction per
+/// nanosecond (the count q7's CCOUNT follows), and no real-time sleep in
+/// `waiti`, which would make the time slept depend on the host.
+const ICOUNT: [&str; 2] = ["-icount", "shift=0,sleep=off"];
+
+#[test]
+fn interrupts_and_timers_match_qemu() {
+    // Software interrupts at levels 1 and 3, masking, rsil, EPCn/EPSn and
+    // rfi, CCOUNT, CCOMPARE0..2 at levels 1, 3 and 5, waiti woken by a
+    // timer; the timing in windows a cycle or two wide.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare_with(cpu, "2", "irq", &["irq.c"], &ICOUNT);
+        assert_eq!(code, 31, "{out}");
+        for line in ["l3_eps=20", "l3_ps=33", "masked_seq=0", "rsil0_seq=31", "t0_window=1", "waiti_slept=1"] {
+            assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
+        }
     }
 }

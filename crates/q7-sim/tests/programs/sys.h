@@ -5,5 +5,15 @@ struct sys_rec {
   unsigned count, cause, skip, vaddr, resume, epc;
 };
 extern volatile struct sys_rec sys_rec;
+/* Interrupts taken (sysvec.inc): seq holds the levels in order, one hex
+ * digit each, the latest lowest; count[n] per level (count[0] unused);
+ * the state at the latest entry; mask[n] the interrupts the level-n
+ * handler acknowledges (count[0] and mask[0] unused). */
+struct sys_irq {
+  unsigned seq, count[8], last, epc, eps, ps, pending, debugcause, a3, a4, epc_add, mask[8];
+};
+extern volatile struct sys_irq sys_irq;
 void sys_vectors_on(void);
+/* rsil with a run-time level 0..7; returns the old PS. */
+unsigned rsil_to(unsigned level);
 #endif
