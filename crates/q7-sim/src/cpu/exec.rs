@@ -569,7 +569,12 @@ impl Cpu {
                 self.ar[a] = self.ps;
                 self.set_ps((self.ps & !ps::INTLEVEL_MASK) | (op.imm & ps::INTLEVEL_MASK));
             }
-            Kind::Break => return Err(Trap::Stop(Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target })),
+            Kind::Break => {
+                let report = Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target };
+                if self.break_instruction(op.pc, op.len == 2, report)? {
+                    return Err(Trap::Redirect);
+                }
+            }
             Kind::Ill => {
                 let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: "the `ill` instruction".into() };
                 return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));

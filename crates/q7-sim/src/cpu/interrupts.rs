@@ -2,7 +2,7 @@
 //! INTERRUPT/INTSET/INTCLEAR/INTENABLE, levels masked by PS.INTLEVEL and
 //! PS.EXCM, the level-1 interrupt as an exception (EXCCAUSE 4) and levels
 //! 2..7 through their own vectors with EPCn/EPSn, CCOUNT and CCOMPAREn, and
-//! `waiti`.
+//! `waiti`; and the debug option's exceptions: `break`, ICOUNT, IBREAK.
 //!
 //! Time is QEMU's `-icount shift=0`: one nanosecond per instruction, so
 //! CCOUNT advances one cycle every `insns_per_cycle` retired instructions
@@ -32,6 +32,25 @@ pub struct Irq {
     /// The step count at which the run loop must next service interrupts
     /// (0: at once; `u64::MAX`: nothing scheduled).
     pub check_at: u64,
+    /// The debug option: ICOUNT counts the instruction about to run (the
+    /// instruction count before it), unless `wsr icount` sets it.
+    icount_step: Option<u64>,
+    icount_written: bool,
+}
+
+/// Debug registers (special register numbers) and DEBUGCAUSE bits.
+mod debug {
+    pub const IBREAKENABLE: u8 = 96;
+    pub const IBREAKA0: u8 = 128;
+    pub const DEBUGCAUSE: u8 = 233;
+    pub const ICOUNT: u8 = 236;
+    pub const ICOUNTLEVEL: u8 = 237;
+    /// Instruction breakpoints the sample cores have.
+    pub const IBREAKS: u8 = 2;
+    pub const CAUSE_ICOUNT: u32 = 1;
+    pub const CAUSE_IBREAK: u32 = 2;
+    pub const CAUSE_BREAK: u32 = 8;
+    pub const CAUSE_BREAK_N: u32 = 16;
 }
 
 impl Irq {
@@ -77,6 +96,12 @@ impl Cpu {
                 self.irq.ccompare[i] = value;
                 self.arm_timer(&config, i);
             }
+            debug::ICOUNT => {
+                self.other_sr[usize::from(n)] = value;
+                self.irq.icount_written = true;
+            }
+            debug::ICOUNTLEVEL => self.other_sr[usize::from(n)] = value & 0xf,
+            debug::IBREAKENABLE => self.other_sr[usize::from(n)] = value & ((1 << debug::IBREAKS) - 1),
             _ => return false,
         }
         self.check_interrupts_soon();
@@ -136,11 +161,75 @@ impl Cpu {
                 self.irq.due[i] = None;
             }
         }
+        // The instruction just stepped retired under ICOUNT: count it.
+        if let Some(before) = self.irq.icount_step.take() {
+            if self.insns > before && !self.irq.icount_written {
+                let icount = &mut self.other_sr[usize::from(debug::ICOUNT)];
+                *icount = icount.wrapping_add(1);
+            }
+        }
+        self.irq.icount_written = false;
         if let Some(level) = self.deliverable(&config) {
             self.take_interrupt(&config, level);
         }
+        let stepping = self.debug_before_step(&config);
         let next = self.irq.due.iter().flatten().min().map(|due| due - now);
-        self.irq.check_at = next.map_or(u64::MAX, |wait| self.steps() + wait);
+        self.irq.check_at = match (stepping, next) {
+            // Every instruction needs a look: step them one at a time.
+            (true, _) => self.steps(),
+            (false, Some(wait)) => self.steps() + wait,
+            (false, None) => u64::MAX,
+        };
+    }
+
+    /// Before an instruction, below the debug level: an IBREAK on its pc,
+    /// or ICOUNT about to wrap, raises a debug exception instead. True
+    /// while ICOUNT or IBREAK are armed (each instruction needs this look).
+    fn debug_before_step(&mut self, config: &InterruptConfig) -> bool {
+        let enabled = self.other_sr[usize::from(debug::IBREAKENABLE)];
+        let counting = self.other_sr[usize::from(debug::ICOUNTLEVEL)] > self.current_level(config);
+        if self.current_level(config) < config.debug_level {
+            let pc = self.pc;
+            let hit = (0..debug::IBREAKS)
+                .any(|i| enabled & 1 << i != 0 && self.other_sr[usize::from(debug::IBREAKA0 + i)] == pc);
+            let wraps = counting && self.other_sr[usize::from(debug::ICOUNT)] == u32::MAX;
+            if hit || wraps {
+                self.exceptions += 1;
+                self.debug_exception(config, if hit { debug::CAUSE_IBREAK } else { debug::CAUSE_ICOUNT });
+                return true;
+            }
+        }
+        // The exception above changes PS: whether the next counts is
+        // decided again at the next look.
+        let counting = self.other_sr[usize::from(debug::ICOUNTLEVEL)] > self.current_level(config);
+        if counting {
+            self.irq.icount_step = Some(self.insns);
+        }
+        enabled != 0 || counting
+    }
+
+    /// A debug exception at the pc: DEBUGCAUSE, EPC/EPS of the debug
+    /// level, PS.INTLEVEL raised to it with EXCM, its vector.
+    fn debug_exception(&mut self, config: &InterruptConfig, cause: u32) {
+        let level = config.debug_level;
+        self.other_sr[usize::from(debug::DEBUGCAUSE)] = cause;
+        self.write_sr(176 + level as u8, self.pc);
+        self.write_sr(192 + level as u8, self.ps);
+        self.set_ps((self.ps & !ps::INTLEVEL_MASK) | level | ps::EXCM);
+        self.pc = self.vecbase.wrapping_add(config.vectors[level as usize]);
+    }
+
+    /// `break`/`break.n` at `pc`: a debug exception below the debug level
+    /// (true: the pc is redirected), ignored at or above it (false); `Err`
+    /// without the debug option modelled (a stop, as ever).
+    pub(crate) fn break_instruction(&mut self, pc: u32, narrow: bool, report: Stop) -> Result<bool, Stop> {
+        let Some(config) = self.config.interrupts.clone() else { return Err(report) };
+        if self.current_level(&config) >= config.debug_level {
+            return Ok(false);
+        }
+        self.pc = pc;
+        self.debug_exception(&config, if narrow { debug::CAUSE_BREAK_N } else { debug::CAUSE_BREAK });
+        Ok(true)
     }
 
     fn take_interrupt(&mut self, config: &InterruptConfig, level: u32) {

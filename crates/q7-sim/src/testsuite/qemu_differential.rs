@@ -335,3 +335,18 @@ fn interrupts_and_timers_match_qemu() {
         }
     }
 }
+
+#[test]
+fn debug_exceptions_match_qemu() {
+    // break/break.n below and at the debug level, ICOUNT wrapping at three
+    // starting counts (where the exception lands, ICOUNT after), ICOUNT
+    // counting, IBREAKA0 with IBREAKENABLE.
+    for cpu in ["de212", "de233_fpu"] {
+        let (code, out) = compare(cpu, "2", "debug", &["debug.c"]);
+        assert_eq!(code, 37, "{out}");
+        for line in ["break_cause=8", "break_n_cause=10", "masked_break_seq=0", "icount_counted=c", "ibreak_cause=2"] {
+            assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
+        }
+        assert!(out.contains("icount fffffffc: seq=6 cause=1 at=9 icount=ffffffff\n"), "{out}");
+    }
+}
