@@ -203,6 +203,13 @@ impl Cpu {
             self.window_overflow(op.pc);
             return Ok(());
         }
+        if self.irq.watching {
+            if let Some(access) = op.data_access(&self.ar) {
+                if self.data_break(op.pc, access) {
+                    return Ok(());
+                }
+            }
+        }
         self.taken = false;
         self.next_pc = op.next_pc();
         if let Err(trap) = self.step(mem, &op) {

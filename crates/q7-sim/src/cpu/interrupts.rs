@@ -2,7 +2,8 @@
 //! INTERRUPT/INTSET/INTCLEAR/INTENABLE, levels masked by PS.INTLEVEL and
 //! PS.EXCM, the level-1 interrupt as an exception (EXCCAUSE 4) and levels
 //! 2..7 through their own vectors with EPCn/EPSn, CCOUNT and CCOMPAREn, and
-//! `waiti`; and the debug option's exceptions: `break`, ICOUNT, IBREAK.
+//! `waiti`; and the debug option's exceptions: `break`, ICOUNT, IBREAK,
+//! DBREAK.
 //!
 //! Time is QEMU's `-icount shift=0`: one nanosecond per instruction, so
 //! CCOUNT advances one cycle every `insns_per_cycle` retired instructions
@@ -36,6 +37,9 @@ pub struct Irq {
     /// instruction count before it), unless `wsr icount` sets it.
     icount_step: Option<u64>,
     icount_written: bool,
+    /// DBREAK is armed below the debug level: each stepped instruction's
+    /// data access is checked before it runs.
+    pub(crate) watching: bool,
 }
 
 /// Debug registers (special register numbers) and DEBUGCAUSE bits.
@@ -45,12 +49,22 @@ mod debug {
     pub const DEBUGCAUSE: u8 = 233;
     pub const ICOUNT: u8 = 236;
     pub const ICOUNTLEVEL: u8 = 237;
-    /// Instruction breakpoints the sample cores have.
+    pub const DBREAKA0: u8 = 144;
+    pub const DBREAKC0: u8 = 160;
+    /// DBREAKC: the address bits compared (low 6), load and store enables.
+    pub const DBREAKC_MASK: u32 = 0x3f;
+    pub const DBREAKC_LB: u32 = 1 << 30;
+    pub const DBREAKC_SB: u32 = 1 << 31;
+    /// Instruction and data breakpoints the sample cores have.
     pub const IBREAKS: u8 = 2;
+    pub const DBREAKS: u8 = 2;
     pub const CAUSE_ICOUNT: u32 = 1;
     pub const CAUSE_IBREAK: u32 = 2;
     pub const CAUSE_BREAK: u32 = 8;
     pub const CAUSE_BREAK_N: u32 = 16;
+    pub const CAUSE_DBREAK: u32 = 4;
+    /// DEBUGCAUSE bits 8..12: which DBREAK hit.
+    pub const DBNUM_SHIFT: u32 = 8;
 }
 
 impl Irq {
@@ -102,6 +116,10 @@ impl Cpu {
             }
             debug::ICOUNTLEVEL => self.other_sr[usize::from(n)] = value & 0xf,
             debug::IBREAKENABLE => self.other_sr[usize::from(n)] = value & ((1 << debug::IBREAKS) - 1),
+            160 | 161 => {
+                let enables = debug::DBREAKC_MASK | debug::DBREAKC_LB | debug::DBREAKC_SB;
+                self.other_sr[usize::from(n)] = value & enables;
+            }
             _ => return false,
         }
         self.check_interrupts_soon();
@@ -205,7 +223,32 @@ impl Cpu {
         if counting {
             self.irq.icount_step = Some(self.insns);
         }
-        enabled != 0 || counting
+        let armed = (0..debug::DBREAKS)
+            .any(|i| self.other_sr[usize::from(debug::DBREAKC0 + i)] & (debug::DBREAKC_LB | debug::DBREAKC_SB) != 0);
+        self.irq.watching = armed && self.current_level(config) < config.debug_level;
+        enabled != 0 || counting || armed
+    }
+
+    /// Before a stepped instruction that loads or stores `access`: a
+    /// DBREAK whose range it overlaps raises a debug exception instead
+    /// (DEBUGCAUSE DB with the breakpoint's number). True when it did.
+    pub(crate) fn data_break(&mut self, pc: u32, access: crate::uop::DataAccess) -> bool {
+        let Some(config) = self.config.interrupts.clone() else { return false };
+        let hit = (0..debug::DBREAKS).find(|&i| {
+            let control = self.other_sr[usize::from(debug::DBREAKC0 + i)];
+            let wanted = if access.load { debug::DBREAKC_LB } else { debug::DBREAKC_SB };
+            // The compared bits: DBREAKC's low 6 and everything above.
+            let mask = control | !debug::DBREAKC_MASK;
+            let start = self.other_sr[usize::from(debug::DBREAKA0 + i)] & mask;
+            let size = u64::from(!mask) + 1;
+            let (from, to) = (u64::from(access.addr), u64::from(access.addr) + u64::from(access.size));
+            control & wanted != 0 && from < u64::from(start) + size && u64::from(start) < to
+        });
+        let Some(i) = hit else { return false };
+        self.exceptions += 1;
+        self.pc = pc;
+        self.debug_exception(&config, debug::CAUSE_DBREAK | u32::from(i) << debug::DBNUM_SHIFT);
+        true
     }
 
     /// A debug exception at the pc: DEBUGCAUSE, EPC/EPS of the debug

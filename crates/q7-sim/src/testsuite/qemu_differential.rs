@@ -340,7 +340,7 @@ fn interrupts_and_timers_match_qemu() {
 fn debug_exceptions_match_qemu() {
     // break/break.n below and at the debug level, ICOUNT wrapping at three
     // starting counts (where the exception lands, ICOUNT after), ICOUNT
-    // counting, IBREAKA0 with IBREAKENABLE.
+    // counting, IBREAKA0 with IBREAKENABLE, DBREAK hits and misses.
     for cpu in ["de212", "de233_fpu"] {
         let (code, out) = compare(cpu, "2", "debug", &["debug.c"]);
         assert_eq!(code, 37, "{out}");
@@ -348,5 +348,6 @@ fn debug_exceptions_match_qemu() {
             assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
         }
         assert!(out.contains("icount fffffffc: seq=6 cause=1 at=9 icount=ffffffff\n"), "{out}");
+        assert!(out.contains("\nstore_hit: seq=6 cause=104 epc_ok=1\nload_on_store_break: seq=0 "), "{out}");
     }
 }

@@ -3,12 +3,31 @@
  * break) unless PS.INTLEVEL is at or above the debug level, when they are
  * ignored; ICOUNT counts instructions while ICOUNTLEVEL is above the
  * current level and raises one (IC 1) when it would wrap to 0; IBREAKA0
- * with IBREAKENABLE raises one (IB 2) before the instruction there. The
- * level-6 handler (sysvec.inc) skips sys_irq.epc_add bytes and disarms. */
+ * with IBREAKENABLE raises one (IB 2) before the instruction there;
+ * DBREAKAn/DBREAKCn one (DB 4, the number in bits 8..) before a load or
+ * store (as DBREAKC enables) that overlaps the range DBREAKC's low six
+ * bits mask. The level-6 handler (sysvec.inc) skips sys_irq.epc_add
+ * bytes and disarms. */
 #include "rt.h"
 #include "sys.h"
 
 unsigned do_break(void), do_break_n(void), do_icount(unsigned start), do_ibreak(void), get_icount(void);
+unsigned dbreak_load(unsigned *p, unsigned a, unsigned c), dbreak_store(unsigned char *p, unsigned a, unsigned c);
+
+#define LB (1u << 30)
+#define SB (1u << 31)
+static unsigned watched[4];
+
+static void dbreak(const char *name, unsigned at) {
+  t_puts(name);
+  t_puts(": seq=");
+  t_putx(sys_irq.seq);
+  t_puts(" cause=");
+  t_putx(sys_irq.debugcause);
+  t_puts(" epc_ok=");
+  t_putu(sys_irq.seq ? sys_irq.epc == at : 0);
+  t_puts("\n");
+}
 
 static void show(const char *name, unsigned v) {
   t_puts(name);
@@ -87,6 +106,21 @@ int main(void) {
   show("ibreak_seq", sys_irq.seq);
   show("ibreak_cause", sys_irq.debugcause);
   show("ibreak_epc_ok", sys_irq.epc == at);
+
+  /* DBREAK: a load of the watched word (all address bits compared: one
+   * byte); a byte store into a 4-byte range (low two bits ignored); a
+   * store-only break on a load and a break on another word miss. (At the
+   * debug level QEMU retries the access forever: not tested.) */
+  sys_irq.epc_add = 0;
+  unsigned w = (unsigned)&watched[1];
+  reset_log();
+  dbreak("load_hit", dbreak_load(&watched[1], w + 3, LB | 0x3f));
+  reset_log();
+  dbreak("store_hit", dbreak_store((unsigned char *)&watched[1] + 2, w, SB | 0x3c));
+  reset_log();
+  dbreak("load_on_store_break", dbreak_load(&watched[1], w, SB | 0x3f));
+  reset_log();
+  dbreak("other_word", dbreak_load(&watched[2], w, LB | SB | 0x3c));
   t_puts("done\n");
   return 37;
 }

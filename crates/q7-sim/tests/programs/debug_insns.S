@@ -1,4 +1,4 @@
-/* The debug option for debug.c: break and break.n, ICOUNT, IBREAK. Each
+/* The debug option for debug.c: break and break.n, ICOUNT, IBREAK, DBREAK. Each
  * returns the address the debug exception should report. */
 #include "sysvec.inc"
 
@@ -72,6 +72,39 @@ do_ibreak:	/* unsigned do_ibreak(void): IBREAKA0 on an instruction ahead */
 1:	addi	a4, a4, 1
 	addi	a4, a4, 1
 	l32r	a2, .Libreak_at
+	retw
+
+	.section .text.dbreak_load, "ax", @progbits
+	.global dbreak_load
+	.p2align 2
+.Ldload_at:	.4byte 1f
+dbreak_load:	/* unsigned dbreak_load(unsigned *p, unsigned a, unsigned c):
+		 * DBREAKA0/C0 = a, c, then a word load from p; returns where */
+	entry	a1, 32
+	wsr	a3, dbreaka0
+	wsr	a4, dbreakc0
+	isync
+1:	l32i	a5, a2, 0
+	movi	a3, 0
+	wsr	a3, dbreakc0
+	l32r	a2, .Ldload_at
+	retw
+
+	.section .text.dbreak_store, "ax", @progbits
+	.global dbreak_store
+	.p2align 2
+.Ldstore_at:	.4byte 1f
+dbreak_store:	/* unsigned dbreak_store(unsigned char *p, unsigned a, unsigned c):
+		 * DBREAKA1/C1 = a, c, then a byte store to p; returns where */
+	entry	a1, 32
+	wsr	a3, dbreaka1
+	wsr	a4, dbreakc1
+	isync
+	movi	a5, 0x5a
+1:	s8i	a5, a2, 0
+	movi	a3, 0
+	wsr	a3, dbreakc1
+	l32r	a2, .Ldstore_at
 	retw
 
 	.section .note.GNU-stack, "", @progbits
