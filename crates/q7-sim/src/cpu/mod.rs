@@ -17,6 +17,7 @@ pub mod loaded;
 mod probe;
 mod profiled;
 pub(crate) mod sregs;
+mod system;
 mod unwind;
 mod window;
 
