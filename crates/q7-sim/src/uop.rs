@@ -311,6 +311,12 @@ impl Op {
         }
     }
 
+    /// Transfers of CCOUNT (234) and CCOMPARE0..2 (240..242), which
+    /// read the time or schedule by it.
+    pub fn uses_time(&self) -> bool {
+        matches!(self.kind, Kind::Rsr | Kind::Wsr | Kind::Xsr) && matches!(self.imm, 234 | 240..=242)
+    }
+
     /// Ops after which a block ends: they change the pc, the window, the
     /// loop registers, or need the machine's attention.
     pub fn ends_block(&self) -> bool {
