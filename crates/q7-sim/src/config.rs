@@ -140,6 +140,10 @@ pub struct CoreConfig {
     pub registers: RegisterAccess,
     /// The interrupt and timer options, where modelled (QEMU's boards).
     pub interrupts: Option<InterruptConfig>,
+    /// Region protection with an identity map (de212): the TLB
+    /// instructions read and write each 512 MiB region's attribute. Without
+    /// it they are not modelled.
+    pub region_protection: bool,
 }
 
 impl CoreConfig {
@@ -160,6 +164,7 @@ impl CoreConfig {
             atomctl_reset: 0x15,
             registers: RegisterAccess::ALL,
             interrupts: None,
+            region_protection: false,
         }
     }
 
@@ -193,6 +198,7 @@ impl CoreConfig {
                 [!0, !0, !0, !0, !0, !0, !0, 0xffffffbf],
             ]),
             interrupts: Some(InterruptConfig::qemu_sample()),
+            region_protection: true,
         }
     }
 
@@ -220,6 +226,8 @@ impl CoreConfig {
                 [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
             ]),
             interrupts: Some(InterruptConfig::qemu_sample()),
+            // An MMU with page tables and rings: not modelled.
+            region_protection: false,
         }
     }
 

@@ -187,6 +187,8 @@ pub enum Kind {
     /// MAC16: a, b = the multiplicands' registers (AR or M, see imm),
     /// c = the load base AR; imm packs [`mac16`]'s fields.
     Mac16,
+    /// A TLB instruction: imm = [`tlb`] operation, a = at, b = as.
+    Tlb,
     /// A cache instruction naming a line by address (`dhwb`, `dhwbi`,
     /// `dhi`, `dpfl`, `dhu`): with no cache modelled, it loads a byte at
     /// a(b) + imm (as QEMU does), so an address no memory answers faults.
@@ -232,6 +234,7 @@ impl Kind {
                 | Syscall
                 | Waiti
                 | Mac16
+                | Tlb
                 | Unsupported
                 | Undecodable
         )
@@ -779,6 +782,15 @@ pub fn translate(insn: &Insn) -> Op {
         O::Ssx => rrr(&mut op, Ssx),
         O::Ssxu => rrr(&mut op, Ssxu),
         O::Ssxp => rrr(&mut op, Ssxp),
+        O::Ritlb0 | O::Ritlb1 | O::Rdtlb0 | O::Rdtlb1 | O::Pitlb | O::Pdtlb | O::Witlb | O::Wdtlb => {
+            rr(&mut op, Tlb);
+            op.imm = tlb::of(insn.op);
+        }
+        O::Iitlb | O::Idtlb => {
+            op.kind = Tlb;
+            op.b = r(0);
+            op.imm = tlb::of(insn.op);
+        }
         _ if insn.op.requires().contains(q7_isa::Feature::Mac16) => {
             op.kind = Mac16;
             (op.a, op.b, op.c, op.imm) = mac16::pack(insn);
@@ -787,6 +799,33 @@ pub fn translate(insn: &Insn) -> Op {
     }
     op.frame = highest_frame(insn);
     op
+}
+
+/// The operation of a [`Kind::Tlb`] op: bit 0 the data TLB, bits 1.. what.
+pub mod tlb {
+    use q7_isa::Opcode;
+
+    pub const DATA: u32 = 1;
+    pub const READ0: u32 = 0 << 1;
+    pub const READ1: u32 = 1 << 1;
+    pub const PROBE: u32 = 2 << 1;
+    pub const WRITE: u32 = 3 << 1;
+    pub const INVALIDATE: u32 = 4 << 1;
+
+    pub fn of(op: Opcode) -> u32 {
+        match op {
+            Opcode::Ritlb0 => READ0,
+            Opcode::Rdtlb0 => READ0 | DATA,
+            Opcode::Ritlb1 => READ1,
+            Opcode::Rdtlb1 => READ1 | DATA,
+            Opcode::Pitlb => PROBE,
+            Opcode::Pdtlb => PROBE | DATA,
+            Opcode::Witlb => WRITE,
+            Opcode::Wdtlb => WRITE | DATA,
+            Opcode::Iitlb => INVALIDATE,
+            _ => INVALIDATE | DATA,
+        }
+    }
 }
 
 /// The fields of a [`Kind::Mac16`] op, packed in `imm` from the mnemonic

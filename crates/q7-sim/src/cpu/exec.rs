@@ -450,6 +450,7 @@ impl Cpu {
                 self.ar[a] = old;
             }
             Kind::Mac16 => return self.mac16(mem, op),
+            Kind::Tlb => return self.tlb(op),
             Kind::CacheProbe => {
                 let addr = r[b].wrapping_add(op.imm);
                 self.load8(mem, op, addr)?;

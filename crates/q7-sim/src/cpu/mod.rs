@@ -105,6 +105,9 @@ pub struct Cpu {
     pub threadptr: u32,
     /// Interrupts and timers (see [`interrupts`]).
     pub irq: interrupts::Irq,
+    /// Region protection: each 512 MiB region's attribute, instruction
+    /// and data side.
+    pub region_attr: [[u8; 8]; 2],
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -152,6 +155,8 @@ impl Cpu {
             other_ur: [0; 256],
             threadptr: 0,
             irq: interrupts::Irq::new(),
+            // QEMU's reset attribute: bypass.
+            region_attr: [[2; 8]; 2],
             insns: 0,
             cycles: 0,
             exceptions: 0,

@@ -92,6 +92,7 @@ impl Cpu {
             other_ur: self.other_ur,
             threadptr: self.threadptr,
             irq: self.irq.clone(),
+            region_attr: self.region_attr,
             insns: self.insns,
             cycles: self.cycles,
             exceptions: self.exceptions,
@@ -121,6 +122,7 @@ impl Cpu {
                 == (other.vecbase, other.cpenable, other.scompare1, other.atomctl)
             && self.threadptr == other.threadptr
             && self.other_sr == other.other_sr
+            && self.region_attr == other.region_attr
             && (self.irq.intset, self.irq.intenable, self.irq.ccompare)
                 == (other.irq.intset, other.irq.intenable, other.irq.ccompare)
     }

@@ -1,6 +1,7 @@
 //! The interpreter's system instructions beside the big match: register
 //! transfers (`rsr`/`wsr`/`xsr`/`rur`/`wur`) checked against the core's
-//! registers, the transfers of registers past the decoder, and MAC16.
+//! registers, the transfers of registers past the decoder, MAC16, and the
+//! TLB instructions under region protection.
 
 use crate::block::undecodable_reason;
 use crate::cpu::exec::Step;
@@ -11,6 +12,30 @@ use crate::stop::{cause, Stop};
 use crate::uop::{Kind, Op};
 
 impl Cpu {
+    /// The TLB instructions under region protection with an identity map,
+    /// as QEMU's de212: eight 512 MiB regions, each with a 4-bit attribute
+    /// (reset 2, bypass) per side. `r?tlb0` gives the region's address,
+    /// `r?tlb1` that with the attribute, `p?tlb` it with 1 (the one way),
+    /// `w?tlb at, as` sets the attribute from at, `i?tlb` does nothing.
+    /// The attributes do not restrict accesses here.
+    pub(super) fn tlb(&mut self, op: &Op) -> Step {
+        use crate::uop::tlb;
+        if !self.config.region_protection {
+            return Err(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }.into());
+        }
+        let (a, address) = (usize::from(op.a & 15), self.ar[usize::from(op.b & 15)]);
+        let (side, region) = ((op.imm & tlb::DATA) as usize, (address >> 29) as usize);
+        let base = address & 0xe000_0000;
+        match op.imm & !tlb::DATA {
+            tlb::READ0 => self.ar[a] = base,
+            tlb::READ1 => self.ar[a] = base | u32::from(self.region_attr[side][region]),
+            tlb::PROBE => self.ar[a] = base | 1,
+            tlb::WRITE => self.region_attr[side][region] = (self.ar[a] & 0xf) as u8,
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// MAC16 (as QEMU orders it): the load of the ldinc/lddec forms first
     /// (it may fault, changing nothing), then the 16 x 16 multiply into the
     /// 40-bit accumulator ACCHI:ACCLO (ACCHI sign-extended from 8 bits)

@@ -351,3 +351,13 @@ fn debug_exceptions_match_qemu() {
         assert!(out.contains("\nstore_hit: seq=6 cause=104 epc_ok=1\nload_on_store_break: seq=0 "), "{out}");
     }
 }
+
+#[test]
+fn region_protection_tlb_matches_qemu() {
+    // de212's TLB instructions: reads and probes in every region, writes
+    // per side, invalidation.
+    let (code, out) = compare("de212", "2", "tlb", &["tlb.c"]);
+    assert_eq!(code, 41, "{out}");
+    assert!(out.starts_with("1234567: 0 2 0 2 1 1\n"), "{out}");
+    assert!(out.contains("\n80000000: 80000000 80000001 80000000 8000000f 80000001 80000001\n"), "{out}");
+}
