@@ -1,8 +1,8 @@
 /* Interrupts and timers on QEMU's sample cores (both: software interrupts
  * 7 (level 1) and 11 (level 3); timers CCOMPARE0/1/2 on interrupts 6, 10
  * and 13 at levels 1, 3 and 5): INTSET/INTCLEAR/INTENABLE/INTERRUPT,
- * masking by PS.INTLEVEL and PS.EXCM, rsil, the level-1 (user vector,
- * EXCCAUSE 4) and level-n vectors with EPCn/EPSn and rfi, CCOUNT and wsr
+ * masking by PS.INTLEVEL and PS.EXCM, rsil, the level-1 (user or kernel
+ * vector as PS.UM says, EXCCAUSE 4) and level-n vectors with EPCn/EPSn and rfi, CCOUNT and wsr
  * ccount, CCOMPAREn raising its interrupt, waiti woken by a timer. Timing
  * is checked in windows: under QEMU -icount shift=0,sleep=off, CCOUNT
  * counts one cycle per 25 instructions (the cores' 40 MHz at 1 ns per
@@ -12,7 +12,7 @@
 
 unsigned get_interrupt(void), get_intenable(void), get_ccount(void), get_ps(void);
 void set_intset(unsigned), set_intclear(unsigned), set_intenable(unsigned), set_ccount(unsigned);
-void set_ccompare0(unsigned), set_ccompare1(unsigned), set_ccompare2(unsigned);
+void set_ccompare0(unsigned), set_ccompare1(unsigned), set_ccompare2(unsigned), set_ps(unsigned);
 unsigned raise_at(unsigned bits), wait_at(unsigned level);
 unsigned spin_until(volatile unsigned *flag, unsigned limit);
 
@@ -60,6 +60,20 @@ int main(void) {
   show("l1_epc_ok", sys_irq.epc == after);
   show("l1_ps", sys_irq.ps & 0x3f);
   show("l1_pending", sys_irq.pending & ~(T0 | T1 | T2));
+
+  show("l1_vector", sys_irq.vector);
+
+  /* With PS.UM clear, level 1 goes through the kernel vector. */
+  reset_log();
+  set_intenable(SW1);
+  unsigned ps_user = get_ps();
+  set_ps(ps_user & ~0x20u);
+  after = raise_at(SW1);
+  set_ps(ps_user);
+  show("kernel_count", sys_irq.count[1]);
+  show("kernel_vector", sys_irq.vector);
+  show("kernel_epc_ok", sys_irq.epc == after);
+  show("kernel_ps", sys_irq.ps & 0x3f);
 
   /* Level 3: its vector, EPS3 = PS before, PS.INTLEVEL 3 and EXCM inside,
    * rfi 3 restores PS. */

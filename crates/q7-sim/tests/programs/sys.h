@@ -11,6 +11,8 @@ extern volatile struct sys_rec sys_rec;
  * handler acknowledges (count[0] and mask[0] unused). */
 struct sys_irq {
   unsigned seq, count[8], last, epc, eps, ps, pending, debugcause, a3, a4, epc_add, mask[8];
+  /* The general vector last entered: 0x340 user, 0x300 kernel. */
+  unsigned vector;
 };
 extern volatile struct sys_irq sys_irq;
 void sys_vectors_on(void);
