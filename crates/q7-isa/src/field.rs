@@ -58,6 +58,8 @@ pub(crate) enum Field {
     Uimm8x4,
     /// `l32i.n`/`s32i.n`: `r` scaled by 4.
     Uimm4x4,
+    /// The cache-lock group (`dpfl`, `ihu`...): bits 20..24 scaled by 16.
+    Uimm4x16,
     /// `entry`: 12-bit frame size scaled by 8.
     EntryFrame,
     /// `extui`: shift amount, `s` plus bit 16.
@@ -159,6 +161,7 @@ impl Field {
             Field::Uimm8x2 => Operand::Imm((imm8(w) << 1) as i32),
             Field::Uimm8x4 => Operand::Imm((imm8(w) << 2) as i32),
             Field::Uimm4x4 => Operand::Imm((r(w) << 2) as i32),
+            Field::Uimm4x16 => Operand::Imm((format::bits(w, 20, 4) << 4) as i32),
             Field::EntryFrame => Operand::Imm((imm12(w) << 3) as i32),
             Field::ExtuiShift => Operand::Imm((format::bits(w, 16, 1) << 4 | s(w)) as i32),
             Field::ExtuiWidth => Operand::Imm(format::op2(w) as i32 + 1),
@@ -293,6 +296,7 @@ impl Field {
             Field::Uimm8x2 => scaled(2, 255).map(|x| x << 16),
             Field::Uimm8x4 => scaled(4, 255).map(|x| x << 16),
             Field::Uimm4x4 => scaled(4, 15).map(|x| x << 12),
+            Field::Uimm4x16 => scaled(16, 15).map(|x| x << 20),
             Field::EntryFrame => scaled(8, 4095).map(|x| x << 12),
             Field::ExtuiShift => in_range(0, 31).then_some((u & 0xf) << 8 | (u >> 4 & 1) << 16),
             Field::ExtuiWidth => in_range(1, 16).then_some((u.wrapping_sub(1) & 0xf) << 20),
@@ -381,6 +385,7 @@ mod tests {
                 Field::Simm8,
                 Field::Simm8Shl8,
                 Field::Uimm8x4,
+                Field::Uimm4x16,
                 Field::EntryFrame,
                 Field::SlliAmount,
                 Field::SraiAmount,

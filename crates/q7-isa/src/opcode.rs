@@ -335,6 +335,26 @@ opcodes! {
     MulaDdHhLddec => "mula.dd.hh.lddec",
     Ldinc => "ldinc",
     Lddec => "lddec",
+    // Cache option.
+    Dpfr => "dpfr",
+    Dpfw => "dpfw",
+    Dpfro => "dpfro",
+    Dpfwo => "dpfwo",
+    Dhwb => "dhwb",
+    Dhwbi => "dhwbi",
+    Dhi => "dhi",
+    Dii => "dii",
+    Dpfl => "dpfl",
+    Dhu => "dhu",
+    Diu => "diu",
+    Diwb => "diwb",
+    Diwbi => "diwbi",
+    Ipf => "ipf",
+    Ipfl => "ipfl",
+    Ihu => "ihu",
+    Iiu => "iiu",
+    Ihi => "ihi",
+    Iii => "iii",
 }
 
 #[cfg(test)]

@@ -86,8 +86,12 @@ features! {
     Prid => &["prid"],
     /// CCOUNT and CCOMPARE0..2.
     Timers => &["timers1", "timers2", "timers3"],
-    /// Data cache option: MEMCTL.
+    /// Data cache option: MEMCTL, `dhwb`, `dii`, `dpfr`... (with line
+    /// locking: `dpfl`, `dhu`, `diu`).
     DataCache => &["dcache"],
+    /// Instruction cache option: `ihi`, `iii`, `ipf` (with line locking:
+    /// `ipfl`, `ihu`, `iiu`). LLVM 22 has neither cache's instructions.
+    InstCache => &[],
     /// Extended L32R: LITBASE.
     ExtendedL32r => &["extendedl32r"],
     /// Relocatable vectors: VECBASE.

@@ -60,6 +60,8 @@ const BOOLEAN: &[Feature] = &[Feature::Boolean];
 const FP: &[Feature] = &[Feature::SingleFloat];
 const MAC16: &[Feature] = &[Feature::Mac16];
 const DENSITY: &[Feature] = &[Feature::Density];
+const DCACHE: &[Feature] = &[Feature::DataCache];
+const ICACHE: &[Feature] = &[Feature::InstCache];
 
 const RRR: &[Field] = &[ArR, ArS, ArT];
 const RR_T: &[Field] = &[ArR, ArT];
@@ -70,6 +72,8 @@ const FF: &[Field] = &[FrR, FrS];
 const BBB: &[Field] = &[BrR, BrS, BrT];
 const BRANCH_RR: &[Field] = &[ArS, ArT, Branch8];
 const NONE: &[Field] = &[];
+const CACHE_LINE: &[Field] = &[ArS, Uimm8x4];
+const CACHE_LOCK: &[Field] = &[ArS, Uimm4x16];
 
 /// QRST group (op0 = 0) with the given op1 and op2.
 const fn qrst(op1: u32, op2: u32) -> Pattern {
@@ -94,6 +98,15 @@ const fn fp1op(t: u32) -> Pattern {
 /// LSAI group (op0 = 2) selected by r.
 const fn lsai(r: u32) -> Pattern {
     Pattern::wide(2).r(r)
+}
+/// CACHE group (op0 = 2, r = 7) selected by t: RRI8, offset imm8 × 4.
+const fn cache(t: u32) -> Pattern {
+    lsai(7).t(t)
+}
+/// DCE (t = 8) and ICE (t = 13) in CACHE, selected by op1: RRI4, offset
+/// bits 20..24 × 16.
+const fn cache_lock(t: u32, op1: u32) -> Pattern {
+    lsai(7).t(t).op1(op1)
 }
 /// B group (op0 = 7) selected by r.
 const fn branch(r: u32) -> Pattern {
@@ -315,6 +328,25 @@ pub(crate) static TABLE: &[Spec] = &[
     spec(Addmi, lsai(0xd), &[ArT, ArS, Simm8Shl8], CORE),
     spec(S32c1i, lsai(0xe), &[ArT, ArS, Uimm8x4], &[Feature::S32c1i]),
     spec(S32ri, lsai(0xf), &[ArT, ArS, Uimm8x4], &[Feature::MpSync]),
+    spec(Dpfr, cache(0), CACHE_LINE, DCACHE),
+    spec(Dpfw, cache(1), CACHE_LINE, DCACHE),
+    spec(Dpfro, cache(2), CACHE_LINE, DCACHE),
+    spec(Dpfwo, cache(3), CACHE_LINE, DCACHE),
+    spec(Dhwb, cache(4), CACHE_LINE, DCACHE),
+    spec(Dhwbi, cache(5), CACHE_LINE, DCACHE),
+    spec(Dhi, cache(6), CACHE_LINE, DCACHE),
+    spec(Dii, cache(7), CACHE_LINE, DCACHE),
+    spec(Dpfl, cache_lock(8, 0), CACHE_LOCK, DCACHE),
+    spec(Dhu, cache_lock(8, 2), CACHE_LOCK, DCACHE),
+    spec(Diu, cache_lock(8, 3), CACHE_LOCK, DCACHE),
+    spec(Diwb, cache_lock(8, 4), CACHE_LOCK, DCACHE),
+    spec(Diwbi, cache_lock(8, 5), CACHE_LOCK, DCACHE),
+    spec(Ipf, cache(0xc), CACHE_LINE, ICACHE),
+    spec(Ipfl, cache_lock(0xd, 0), CACHE_LOCK, ICACHE),
+    spec(Ihu, cache_lock(0xd, 2), CACHE_LOCK, ICACHE),
+    spec(Iiu, cache_lock(0xd, 3), CACHE_LOCK, ICACHE),
+    spec(Ihi, cache(0xe), CACHE_LINE, ICACHE),
+    spec(Iii, cache(0xf), CACHE_LINE, ICACHE),
     // ---- op0 = 3: LSCI, selected by r ----
     spec(Lsi, Pattern::wide(3).r(0), &[FrT, ArS, Uimm8x4], FP),
     spec(Ssi, Pattern::wide(3).r(4), &[FrT, ArS, Uimm8x4], FP),

@@ -102,6 +102,7 @@ pub fn state_digest(machine: &Machine) -> u64 {
     (cpu.pc, cpu.ar, cpu.windowbase, cpu.windowstart, cpu.ps, cpu.sar).hash(&mut hasher);
     (cpu.lbeg, cpu.lend, cpu.lcount, cpu.br, cpu.fr, cpu.fcr, cpu.fsr).hash(&mut hasher);
     (cpu.epc1, cpu.exccause, cpu.excvaddr, cpu.insns, cpu.cycles, cpu.exceptions).hash(&mut hasher);
+    (&cpu.irq, cpu.region_attr).hash(&mut hasher);
     for region in &machine.mem.regions {
         region.data.hash(&mut hasher);
     }

@@ -287,6 +287,12 @@ fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory, max_ops: usize) -> Resu
         match decode(&buf[..n], pc, fetcher.isa) {
             Ok(insn) => {
                 let mut op = translate(&insn);
+                // An op that reads or schedules by CCOUNT starts its own
+                // block: the retired-instruction count is exact only
+                // between blocks.
+                if !ops.is_empty() && op.uses_time() {
+                    break;
+                }
                 op.cycles = crate::cost::cycles(op.kind);
                 ops.push(op);
                 pc = op.next_pc();

@@ -14,6 +14,8 @@ pub mod cause {
     pub const ALLOCA: u32 = 5;
     pub const INTEGER_DIVIDE_BY_ZERO: u32 = 6;
     pub const PRIVILEGED: u32 = 8;
+    /// An instruction fetch from an address no memory answers.
+    pub const INSTR_PIF_ADDR_ERROR: u32 = 14;
     pub const LOAD_STORE_ALIGNMENT: u32 = 9;
     /// A load or store to an address no memory answers.
     pub const LOAD_STORE_PIF_ADDR_ERROR: u32 = 15;
@@ -30,6 +32,7 @@ pub mod cause {
             INTEGER_DIVIDE_BY_ZERO => "IntegerDivideByZero",
             PRIVILEGED => "Privileged",
             LOAD_STORE_ALIGNMENT => "LoadStoreAlignment",
+            INSTR_PIF_ADDR_ERROR => "InstrPIFAddrError",
             LOAD_STORE_PIF_ADDR_ERROR => "LoadStorePIFAddrError",
             32..=39 => "CoprocessorDisabled",
             _ => "exception",

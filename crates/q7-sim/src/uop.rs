@@ -184,6 +184,16 @@ pub enum Kind {
     Ssx,
     Ssxu,
     Ssxp,
+    /// MAC16: a, b = the multiplicands' registers (AR or M, see imm),
+    /// c = the load base AR; imm packs [`mac16`]'s fields.
+    Mac16,
+    /// A TLB instruction: imm = [`tlb`] operation, a = at, b = as.
+    Tlb,
+    /// A cache instruction naming a line by address (`dhwb`, `dhwbi`,
+    /// `dhi`, `dpfl`, `dhu`): with no cache modelled, it loads a byte at
+    /// a(b) + imm (as QEMU does), so an address no memory answers faults.
+    /// The other cache instructions are no-ops.
+    CacheProbe,
     /// Decoded but not modelled (MAC16, TLB, debug-register transfers):
     /// raises an illegal-instruction report naming the mnemonic.
     Unsupported,
@@ -223,6 +233,8 @@ impl Kind {
                 | Simcall
                 | Syscall
                 | Waiti
+                | Mac16
+                | Tlb
                 | Unsupported
                 | Undecodable
         )
@@ -300,6 +312,12 @@ impl Op {
             Kind::Alu(op) => Some(PureOp { op, a: self.a & 15, b: self.b & 15, c: self.c & 15, imm: self.imm }),
             _ => None,
         }
+    }
+
+    /// Transfers of CCOUNT (234) and CCOMPARE0..2 (240..242), which
+    /// read the time or schedule by it.
+    pub fn uses_time(&self) -> bool {
+        matches!(self.kind, Kind::Rsr | Kind::Wsr | Kind::Xsr) && matches!(self.imm, 234 | 240..=242)
     }
 
     /// Ops after which a block ends: they change the pc, the window, the
@@ -671,6 +689,25 @@ pub fn translate(insn: &Insn) -> Op {
         O::Nop | O::NopN | O::Memw | O::Isync | O::Rsync | O::Esync | O::Dsync | O::Excw | O::Extw => {
             op.kind = Alu(AluOp::Nop)
         }
+        O::Dhwb | O::Dhwbi | O::Dhi | O::Dpfl | O::Dhu => {
+            op.kind = CacheProbe;
+            op.b = r(0);
+            op.imm = v(1);
+        }
+        O::Dpfr
+        | O::Dpfw
+        | O::Dpfro
+        | O::Dpfwo
+        | O::Dii
+        | O::Diu
+        | O::Diwb
+        | O::Diwbi
+        | O::Ipf
+        | O::Ipfl
+        | O::Ihu
+        | O::Iiu
+        | O::Ihi
+        | O::Iii => op.kind = Alu(AluOp::Nop),
         O::Break => {
             op.kind = Break;
             op.imm = v(0);
@@ -745,10 +782,129 @@ pub fn translate(insn: &Insn) -> Op {
         O::Ssx => rrr(&mut op, Ssx),
         O::Ssxu => rrr(&mut op, Ssxu),
         O::Ssxp => rrr(&mut op, Ssxp),
+        O::Ritlb0 | O::Ritlb1 | O::Rdtlb0 | O::Rdtlb1 | O::Pitlb | O::Pdtlb | O::Witlb | O::Wdtlb => {
+            rr(&mut op, Tlb);
+            op.imm = tlb::of(insn.op);
+        }
+        O::Iitlb | O::Idtlb => {
+            op.kind = Tlb;
+            op.b = r(0);
+            op.imm = tlb::of(insn.op);
+        }
+        _ if insn.op.requires().contains(q7_isa::Feature::Mac16) => {
+            op.kind = Mac16;
+            (op.a, op.b, op.c, op.imm) = mac16::pack(insn);
+        }
         _ => op.kind = Unsupported,
     }
     op.frame = highest_frame(insn);
     op
+}
+
+/// The operation of a [`Kind::Tlb`] op: bit 0 the data TLB, bits 1.. what.
+pub mod tlb {
+    use q7_isa::Opcode;
+
+    pub const DATA: u32 = 1;
+    pub const READ0: u32 = 0 << 1;
+    pub const READ1: u32 = 1 << 1;
+    pub const PROBE: u32 = 2 << 1;
+    pub const WRITE: u32 = 3 << 1;
+    pub const INVALIDATE: u32 = 4 << 1;
+
+    pub fn of(op: Opcode) -> u32 {
+        match op {
+            Opcode::Ritlb0 => READ0,
+            Opcode::Rdtlb0 => READ0 | DATA,
+            Opcode::Ritlb1 => READ1,
+            Opcode::Rdtlb1 => READ1 | DATA,
+            Opcode::Pitlb => PROBE,
+            Opcode::Pdtlb => PROBE | DATA,
+            Opcode::Witlb => WRITE,
+            Opcode::Wdtlb => WRITE | DATA,
+            Opcode::Iitlb => INVALIDATE,
+            _ => INVALIDATE | DATA,
+        }
+    }
+}
+
+/// The fields of a [`Kind::Mac16`] op, packed in `imm` from the mnemonic
+/// (`mula.da.hl.ldinc`: operation, sources, halves, load) and operands.
+pub mod mac16 {
+    use q7_isa::{Insn, Operand};
+
+    pub const UMUL: u32 = 0;
+    pub const MUL: u32 = 1;
+    pub const MULA: u32 = 2;
+    pub const MULS: u32 = 3;
+    /// `ldinc`/`lddec`: the load alone.
+    pub const NONE: u32 = 4;
+
+    /// The operation (bits 0..3).
+    pub fn operation(imm: u32) -> u32 {
+        imm & 7
+    }
+    /// Whether the first (second) multiplicand is its register's high half.
+    pub fn high(imm: u32, which: u32) -> bool {
+        imm >> (3 + which) & 1 != 0
+    }
+    /// Whether the first (second) multiplicand is an M register.
+    pub fn from_m(imm: u32, which: u32) -> bool {
+        imm >> (5 + which) & 1 != 0
+    }
+    /// The load's address step: 0 (none), 4 (ldinc) or -4 (lddec).
+    pub fn step(imm: u32) -> i32 {
+        match imm >> 7 & 3 {
+            1 => 4,
+            2 => -4,
+            _ => 0,
+        }
+    }
+    /// The M register the load writes.
+    pub fn target(imm: u32) -> usize {
+        (imm >> 9 & 3) as usize
+    }
+
+    /// (a, b, c, imm) of a MAC16 instruction.
+    pub fn pack(insn: &Insn) -> (u8, u8, u8, u32) {
+        let mut parts = insn.op.mnemonic().split('.');
+        let operation = match parts.next() {
+            Some("umul") => UMUL,
+            Some("mul") => MUL,
+            Some("mula") => MULA,
+            Some("muls") => MULS,
+            _ => NONE,
+        };
+        let ops = insn.operands();
+        let number = |i: usize| match ops.get(i) {
+            Some(Operand::Ar(n) | Operand::Mr(n)) => (*n, matches!(ops.get(i), Some(Operand::Mr(_)))),
+            _ => (0, false),
+        };
+        let mut imm = operation;
+        let (mut a, mut b) = (0, 0);
+        // The sources and halves come after the operation: `da.hl`.
+        if operation != NONE {
+            let _sources = parts.next();
+            if let Some(halves) = parts.next() {
+                imm |= u32::from(halves.starts_with('h')) << 3 | u32::from(halves.ends_with('h')) << 4;
+            }
+        }
+        let load = insn.op.mnemonic().ends_with("inc") || insn.op.mnemonic().ends_with("dec");
+        let first = if load { 2 } else { 0 };
+        if operation != NONE {
+            let (x, x_m) = number(first);
+            let (y, y_m) = number(first + 1);
+            (a, b) = (x, y);
+            imm |= u32::from(x_m) << 5 | u32::from(y_m) << 6;
+        }
+        let mut c = 0;
+        if load {
+            let step = if insn.op.mnemonic().ends_with("inc") { 1 } else { 2 };
+            imm |= step << 7 | u32::from(number(0).0 & 3) << 9;
+            c = number(1).0;
+        }
+        (a, b, c, imm)
+    }
 }
 
 fn call_increment(op: Opcode) -> u32 {

@@ -28,4 +28,16 @@ impl Cpu {
         }
         Ok(())
     }
+
+    /// The first instruction of a block could not be fetched (`report`
+    /// says why): a fetch from memory no one answers raises
+    /// InstrPIFAddrError with EXCVADDR the address, as QEMU's boards do.
+    #[cold]
+    pub(crate) fn fetch_fault(&mut self, pc: u32, report: Stop) -> Result<(), Stop> {
+        let Stop::Memory { fault, .. } = &report else { return Err(report) };
+        let addr = fault.addr;
+        self.raise(pc, crate::stop::cause::INSTR_PIF_ADDR_ERROR, Some(addr), report)?;
+        self.exceptions += 1;
+        Ok(())
+    }
 }

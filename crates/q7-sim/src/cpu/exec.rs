@@ -7,8 +7,9 @@
 //! the first op naming a frame that is not free is where overflow happens).
 
 use crate::alu;
-use crate::block::{undecodable_reason, Block, HostCode};
+use crate::block::{Block, HostCode};
 use crate::cost::TAKEN_BRANCH;
+use crate::cpu::system::op_bytes;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
 use crate::ps;
@@ -202,6 +203,13 @@ impl Cpu {
             self.window_overflow(op.pc);
             return Ok(());
         }
+        if self.irq.watching {
+            if let Some(access) = op.data_access(&self.ar) {
+                if self.data_break(op.pc, access) {
+                    return Ok(());
+                }
+            }
+        }
         self.taken = false;
         self.next_pc = op.next_pc();
         if let Err(trap) = self.step(mem, &op) {
@@ -254,7 +262,7 @@ impl Cpu {
 
     /// Raises exception `exc` for the op: vectors (Redirect) or stops.
     #[cold]
-    fn exception(&mut self, op: &Op, exc: u32, vaddr: Option<u32>, report: Stop) -> Trap {
+    pub(super) fn exception(&mut self, op: &Op, exc: u32, vaddr: Option<u32>, report: Stop) -> Trap {
         match self.raise(op.pc, exc, vaddr, report) {
             Ok(()) => Trap::Redirect,
             Err(stop) => Trap::Stop(stop),
@@ -441,6 +449,12 @@ impl Cpu {
                 }
                 self.ar[a] = old;
             }
+            Kind::Mac16 => return self.mac16(mem, op),
+            Kind::Tlb => return self.tlb(op),
+            Kind::CacheProbe => {
+                let addr = r[b].wrapping_add(op.imm);
+                self.load8(mem, op, addr)?;
+            }
             Kind::Beq => branch_if!(r[b] == r[c]),
             Kind::Bne => branch_if!(r[b] != r[c]),
             Kind::Blt => branch_if!((r[b] as i32) < (r[c] as i32)),
@@ -558,35 +572,22 @@ impl Cpu {
                     self.ar[a] = self.ar[b];
                 }
             }
-            Kind::Rsr => self.ar[a] = self.read_sr(op.imm as u8),
-            Kind::Wsr => {
-                let value = r[a];
-                self.write_sr(op.imm as u8, value);
-            }
-            Kind::Xsr => {
-                let old = self.read_sr(op.imm as u8);
-                self.write_sr(op.imm as u8, self.ar[a]);
-                self.ar[a] = old;
-            }
-            Kind::Rur => self.ar[a] = self.read_ur(op.imm as u8),
-            Kind::Wur => {
-                let value = r[a];
-                self.write_ur(op.imm as u8, value);
-            }
+            Kind::Rsr | Kind::Wsr | Kind::Xsr | Kind::Rur | Kind::Wur => return self.register_access(op),
             Kind::Rsil => {
                 self.ar[a] = self.ps;
                 self.set_ps((self.ps & !ps::INTLEVEL_MASK) | (op.imm & ps::INTLEVEL_MASK));
             }
-            Kind::Break => return Err(Trap::Stop(Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target })),
+            Kind::Break => {
+                let report = Stop::Breakpoint { pc: op.pc, s: op.imm, t: op.target };
+                if self.break_instruction(op.pc, op.len == 2, report)? {
+                    return Err(Trap::Redirect);
+                }
+            }
             Kind::Ill => {
                 let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: "the `ill` instruction".into() };
                 return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
             }
-            Kind::Undecodable => {
-                let report =
-                    Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: undecodable_reason(op.a).to_string() };
-                return Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report));
-            }
+            Kind::Undecodable => return self.undecodable(op),
             Kind::Unsupported => {
                 return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }));
             }
@@ -595,7 +596,7 @@ impl Cpu {
                 return Err(self.exception(op, cause::SYSCALL, None, report));
             }
             Kind::Simcall => return Err(Trap::Simcall),
-            Kind::Waiti => return Err(Trap::Stop(Stop::Waiti { pc: op.pc })),
+            Kind::Waiti => self.waiti(op.pc, op.imm & ps::INTLEVEL_MASK)?,
             Kind::AddS
             | Kind::SubS
             | Kind::MulS
@@ -689,14 +690,4 @@ impl Cpu {
         self.ar[a] = new_sp;
         Ok(())
     }
-}
-
-/// The bytes of an `ill`/`ill.n` or undecodable op, for reports.
-fn op_bytes(op: &Op) -> Vec<u8> {
-    let word = match (op.kind, op.len) {
-        (Kind::Undecodable, _) => op.imm,
-        (_, 2) => 0xf06d,
-        _ => 0,
-    };
-    word.to_le_bytes()[..usize::from(op.len)].to_vec()
 }

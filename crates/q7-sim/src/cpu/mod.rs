@@ -12,10 +12,12 @@ mod compiled;
 mod exception;
 mod exec;
 mod fp;
+pub mod interrupts;
 pub mod loaded;
 mod probe;
 mod profiled;
-mod sregs;
+pub(crate) mod sregs;
+mod system;
 mod unwind;
 mod window;
 
@@ -98,7 +100,14 @@ pub struct Cpu {
     pub atomctl: u32,
     /// Special registers without their own field (stored, read back).
     other_sr: [u32; 256],
+    /// User registers the decoder does not know but the core has.
+    other_ur: [u32; 256],
     pub threadptr: u32,
+    /// Interrupts and timers (see [`interrupts`]).
+    pub irq: interrupts::Irq,
+    /// Region protection: each 512 MiB region's attribute, instruction
+    /// and data side.
+    pub region_attr: [[u8; 8]; 2],
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -143,7 +152,11 @@ impl Cpu {
             scompare1: 0,
             atomctl: config.atomctl_reset,
             other_sr: [0; 256],
+            other_ur: [0; 256],
             threadptr: 0,
+            irq: interrupts::Irq::new(),
+            // QEMU's reset attribute: bypass.
+            region_attr: [[2; 8]; 2],
             insns: 0,
             cycles: 0,
             exceptions: 0,
@@ -372,6 +385,13 @@ impl Core {
             jit.checking = mem.checker.is_some();
         }
         while self.cpu.steps() < limit {
+            if self.cpu.steps() >= self.cpu.irq.check_at {
+                self.cpu.service_interrupts();
+            }
+            // Up to a scheduled interrupt, blocks run as usual; the last
+            // instructions before it run one at a time, so it is taken at
+            // exactly its instruction count whatever the engine.
+            let fast_limit = fast_limit.min(self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64));
             let pc = self.cpu.pc;
             if self.halt_pc == Some(pc) {
                 return Event::Halted;
@@ -391,7 +411,10 @@ impl Core {
                 Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend, hooks: &self.hooks };
             let block = match self.cache.index_or_build(pc, fetcher, mem) {
                 Ok(index) => self.cache.at(index),
-                Err(stop) => return Event::Stopped(stop),
+                Err(stop) => match self.cpu.fetch_fault(pc, stop) {
+                    Ok(()) => continue,
+                    Err(stop) => return Event::Stopped(stop),
+                },
             };
             if let Some(profile) = self.profile.as_deref_mut() {
                 if let Err(event) = self.cpu.exec_op_profiled(mem, block, profile) {
@@ -441,7 +464,13 @@ impl Core {
                 if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
-                if !repeatable || self.cpu.pc != pc || self.cpu.steps() >= fast_limit || mem.code_epoch != epoch {
+                let interrupts = self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64) < fast_limit;
+                if !repeatable
+                    || self.cpu.pc != pc
+                    || self.cpu.steps() >= fast_limit
+                    || mem.code_epoch != epoch
+                    || interrupts
+                {
                     break;
                 }
                 // Each pass counts towards the block's heat; once it heads

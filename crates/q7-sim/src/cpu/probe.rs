@@ -89,7 +89,10 @@ impl Cpu {
             scompare1: self.scompare1,
             atomctl: self.atomctl,
             other_sr: self.other_sr,
+            other_ur: self.other_ur,
             threadptr: self.threadptr,
+            irq: self.irq.clone(),
+            region_attr: self.region_attr,
             insns: self.insns,
             cycles: self.cycles,
             exceptions: self.exceptions,
@@ -119,6 +122,9 @@ impl Cpu {
                 == (other.vecbase, other.cpenable, other.scompare1, other.atomctl)
             && self.threadptr == other.threadptr
             && self.other_sr == other.other_sr
+            && self.region_attr == other.region_attr
+            && (self.irq.intset, self.irq.intenable, self.irq.ccompare)
+                == (other.irq.intset, other.irq.intenable, other.irq.ccompare)
     }
 }
 

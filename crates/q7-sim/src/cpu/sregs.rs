@@ -6,13 +6,17 @@ use crate::cpu::Cpu;
 use crate::ps;
 
 /// Special register numbers the simulator gives meaning to.
-mod sr {
+pub(crate) mod sr {
     pub const LBEG: u8 = 0;
     pub const LEND: u8 = 1;
     pub const LCOUNT: u8 = 2;
     pub const SAR: u8 = 3;
     pub const BR: u8 = 4;
     pub const SCOMPARE1: u8 = 12;
+    /// MAC16's accumulator (ACCHI: 8 bits, sign-extended) and M0..M3.
+    pub const ACCLO: u8 = 16;
+    pub const ACCHI: u8 = 17;
+    pub const M0: u8 = 32;
     pub const ATOMCTL: u8 = 99;
     pub const WINDOWBASE: u8 = 72;
     pub const WINDOWSTART: u8 = 73;
@@ -34,6 +38,9 @@ const FSR_MASK: u32 = 0xf80;
 
 impl Cpu {
     pub(crate) fn read_sr(&self, n: u8) -> u32 {
+        if let Some(value) = self.read_interrupt_register(n) {
+            return value;
+        }
         match n {
             sr::LBEG => self.lbeg,
             sr::LEND => self.lend,
@@ -59,6 +66,9 @@ impl Cpu {
     }
 
     pub(crate) fn write_sr(&mut self, n: u8, value: u32) {
+        if self.write_interrupt_register(n, value) {
+            return;
+        }
         match n {
             sr::LBEG => self.lbeg = value,
             sr::LEND => self.lend = value,
@@ -66,6 +76,7 @@ impl Cpu {
             sr::SAR => self.sar = value & 0x3f,
             sr::BR => self.br = value & 0xffff,
             sr::SCOMPARE1 => self.scompare1 = value,
+            sr::ACCHI => self.other_sr[usize::from(n)] = value as i8 as u32,
             sr::ATOMCTL => self.atomctl = value & 0x3f,
             sr::WINDOWBASE => self.set_windowbase(value),
             sr::WINDOWSTART => {
@@ -88,6 +99,8 @@ impl Cpu {
     pub(crate) fn set_ps(&mut self, value: u32) {
         self.ps = value & ps::WRITABLE;
         self.update_window_check();
+        // A lower PS.INTLEVEL or a cleared EXCM may let one in.
+        self.check_interrupts_soon();
     }
 
     pub(crate) fn read_ur(&self, n: u8) -> u32 {

@@ -41,7 +41,7 @@ mkdir -p "$work"
 
 asm_obj() { # SRC.S OBJ
   clang-22 --target=xtensa -E -x assembler-with-cpp "${defs[@]}" ${ASFLAGS:-} "$1" -o "$2.s"
-  llvm-mc-22 -triple=xtensa -mattr="$mattr,+exception,+miscsr,+s32c1i" -filetype=obj "$2.s" -o "$2"
+  llvm-mc-22 -triple=xtensa -mattr="$mattr,+exception,+miscsr,+s32c1i,+mac16,+interrupt,+highpriinterrupts,+highpriinterrupts-level7,+timers3,+debug,+prid,+rvector,+regprotect" -filetype=obj "$2.s" -o "$2"
 }
 c_obj() { # SRC.c OBJ
   clang-22 "${cflags[@]}" ${CFLAGS:-} -S "$1" -o "$2.raw.s"
