@@ -9,7 +9,6 @@
 use crate::alu;
 use crate::block::{Block, HostCode};
 use crate::cost::TAKEN_BRANCH;
-use crate::cpu::system::op_bytes;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
 use crate::ps;
@@ -690,4 +689,22 @@ impl Cpu {
         self.ar[a] = new_sp;
         Ok(())
     }
+}
+
+/// The bytes of an `ill`/`ill.n` or undecodable op, for reports.
+pub(super) fn op_bytes(op: &Op) -> Vec<u8> {
+    let word = match (op.kind, op.len) {
+        (Kind::Undecodable, _) => op.imm,
+        (Kind::Ill, 2) => 0xf06d,
+        (Kind::Ill, _) => 0,
+        // Register transfers: the register number and the operand are
+        // all the encoding holds besides the opcode.
+        (Kind::Rsr, _) => 0x03_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Wsr, _) => 0x13_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Xsr, _) => 0x61_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        (Kind::Rur, _) => 0xe3_0000 | u32::from(op.a & 15) << 12 | op.imm << 4,
+        (Kind::Wur, _) => 0xf3_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
+        _ => 0,
+    };
+    word.to_le_bytes()[..usize::from(op.len)].to_vec()
 }

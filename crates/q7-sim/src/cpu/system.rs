@@ -4,7 +4,7 @@
 //! TLB instructions under region protection.
 
 use crate::block::undecodable_reason;
-use crate::cpu::exec::Step;
+use crate::cpu::exec::{op_bytes, Step};
 use crate::cpu::sregs::sr;
 use crate::cpu::Cpu;
 use crate::mem::Memory;
@@ -168,22 +168,4 @@ impl Cpu {
         let report = Stop::Illegal { pc: op.pc, bytes: op_bytes(op), why: undecodable_reason(op.a).to_string() };
         Err(self.exception(op, cause::ILLEGAL_INSTRUCTION, None, report))
     }
-}
-
-/// The bytes of an `ill`/`ill.n` or undecodable op, for reports.
-pub(super) fn op_bytes(op: &Op) -> Vec<u8> {
-    let word = match (op.kind, op.len) {
-        (Kind::Undecodable, _) => op.imm,
-        (Kind::Ill, 2) => 0xf06d,
-        (Kind::Ill, _) => 0,
-        // Register transfers: the register number and the operand are
-        // all the encoding holds besides the opcode.
-        (Kind::Rsr, _) => 0x03_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
-        (Kind::Wsr, _) => 0x13_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
-        (Kind::Xsr, _) => 0x61_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
-        (Kind::Rur, _) => 0xe3_0000 | u32::from(op.a & 15) << 12 | op.imm << 4,
-        (Kind::Wur, _) => 0xf3_0000 | op.imm << 8 | u32::from(op.a & 15) << 4,
-        _ => 0,
-    };
-    word.to_le_bytes()[..usize::from(op.len)].to_vec()
 }
