@@ -170,7 +170,7 @@ impl<'lib> Adapter<'lib> {
             }
             "variables" => self.variables(args),
             "source" => Err("sources are read from disk (the frame's source path)".into()),
-            other => Err(format!("q7 debug --dap does not answer `{other}`")),
+            other => Err(format!("q7's debug adapter does not answer `{other}`")),
         }
     }
 
