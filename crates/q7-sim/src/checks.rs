@@ -30,6 +30,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Bound;
 
+use crate::zeroed::ZeroedBytes;
+
 mod stack;
 
 use stack::StackShadow;
@@ -161,7 +163,7 @@ pub struct HookFrame<'a> {
 struct Shadow {
     base: u32,
     /// Per byte: 0 = never written; 1..=8 = last writer core + 1; 0xff = host.
-    writer: Vec<u8>,
+    writer: ZeroedBytes,
 }
 
 impl Shadow {
@@ -208,7 +210,7 @@ impl Checker {
     /// The checker without its shadows' bytes (a snapshot keeps those
     /// apart, in chunks shared between snapshots).
     pub fn without_shadows(&self) -> Checker {
-        let empty = |s: &Shadow| Shadow { base: s.base, writer: Vec::new() };
+        let empty = |s: &Shadow| Shadow { base: s.base, writer: ZeroedBytes::default() };
         Checker {
             tensor: empty(&self.tensor),
             tcm: self.tcm.iter().map(empty).collect(),
@@ -229,7 +231,7 @@ impl Checker {
     /// The shadows' bytes: tensor memory's, each TCM's, each watched stack's.
     pub fn shadows(&self) -> impl Iterator<Item = &[u8]> {
         let stacks = self.stacks.iter().flatten().map(StackShadow::bytes);
-        std::iter::once(&self.tensor).chain(&self.tcm).map(|s| s.writer.as_slice()).chain(stacks)
+        std::iter::once(&self.tensor).chain(&self.tcm).map(|s| &s.writer[..]).chain(stacks)
     }
 
     /// Moves the shadows' buffers of `other` into this checker (made by
@@ -242,15 +244,17 @@ impl Checker {
         for (mine, theirs) in self.stacks.iter_mut().flatten().zip(other.stacks.iter_mut().flatten()) {
             *mine.buffer() = std::mem::take(theirs.buffer());
         }
-        let stacks = self.stacks.iter_mut().flatten().map(|s| s.buffer().as_mut_slice());
-        std::iter::once(&mut self.tensor).chain(&mut self.tcm).map(|s| s.writer.as_mut_slice()).chain(stacks).collect()
+        let stacks = self.stacks.iter_mut().flatten().map(|s| &mut s.buffer()[..]);
+        std::iter::once(&mut self.tensor).chain(&mut self.tcm).map(|s| &mut s.writer[..]).chain(stacks).collect()
     }
 
     /// Watches `[tensor_base, +tensor_size)` and, per core, the TCM.
     pub fn new(cores: usize, tensor_base: u32, tensor_size: u32, tcm_base: u32, tcm_size: u32) -> Checker {
         Checker {
-            tensor: Shadow { base: tensor_base, writer: vec![0; tensor_size as usize] },
-            tcm: (0..cores).map(|_| Shadow { base: tcm_base, writer: vec![0; tcm_size as usize] }).collect(),
+            tensor: Shadow { base: tensor_base, writer: ZeroedBytes::zeroed(tensor_size as usize) },
+            tcm: (0..cores)
+                .map(|_| Shadow { base: tcm_base, writer: ZeroedBytes::zeroed(tcm_size as usize) })
+                .collect(),
             tcm_size,
             live: BTreeMap::new(),
             tcm_live: vec![BTreeMap::new(); cores],

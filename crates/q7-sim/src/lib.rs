@@ -68,6 +68,7 @@ pub(crate) mod ps;
 pub(crate) mod stop;
 pub(crate) mod tally;
 pub(crate) mod uop;
+pub(crate) mod zeroed;
 
 #[cfg(test)]
 mod layers;

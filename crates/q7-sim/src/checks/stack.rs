@@ -18,6 +18,8 @@
 //! compare, one shadow access); compiled code does the same in line through
 //! [`StackWindow`], so other memory pays nothing.
 
+use crate::zeroed::ZeroedBytes;
+
 /// The shadow of one core's stack.
 #[derive(Clone)]
 pub(super) struct StackShadow {
@@ -25,7 +27,7 @@ pub(super) struct StackShadow {
     span: u32,
     /// Per byte: 0 = never stored to. Four bytes longer than the stack, so
     /// an access starting in it never needs a second bound.
-    written: Vec<u8>,
+    written: ZeroedBytes,
 }
 
 impl StackShadow {
@@ -35,13 +37,13 @@ impl StackShadow {
         &self.written
     }
 
-    pub(super) fn buffer(&mut self) -> &mut Vec<u8> {
+    pub(super) fn buffer(&mut self) -> &mut ZeroedBytes {
         &mut self.written
     }
 
     /// This shadow without its bytes.
     pub(super) fn empty(&self) -> StackShadow {
-        StackShadow { lo: self.lo, span: self.span, written: Vec::new() }
+        StackShadow { lo: self.lo, span: self.span, written: ZeroedBytes::default() }
     }
 }
 
@@ -68,7 +70,7 @@ impl StackShadow {
     pub(super) fn new(lo: u32, hi: u32) -> StackShadow {
         let lo = lo.saturating_add(3) & !3;
         let span = hi.saturating_sub(lo);
-        StackShadow { lo, span, written: vec![0; span as usize + 4] }
+        StackShadow { lo, span, written: ZeroedBytes::zeroed(span as usize + 4) }
     }
 
     /// Offset of `addr` in the stack, when it is in it.

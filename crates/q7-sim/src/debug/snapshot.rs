@@ -45,8 +45,8 @@ impl Snapshot {
         let zero = zero_chunk();
         let mut own_bytes = 0;
         let checker = machine.mem.checker.as_ref();
-        let buffers = (machine.mem.regions.iter().map(|r| r.data.as_slice()))
-            .chain(checker.into_iter().flat_map(Checker::shadows));
+        let buffers =
+            (machine.mem.regions.iter().map(|r| &r.data[..])).chain(checker.into_iter().flat_map(Checker::shadows));
         let regions = buffers
             .enumerate()
             .map(|(i, data)| {

@@ -88,24 +88,19 @@ impl Memory {
         })
     }
 
-    /// The bytes `[addr, addr + len)` as `core` sees them, moved out of
-    /// their region rather than copied: the region's buffer becomes the
-    /// result (its head moved out in place, which touches no fresh
-    /// memory), and the region is left empty, so every later access to it
-    /// faults or fails. For collecting a finished run's output.
+    /// The bytes `[addr, addr + len)` as `core` sees them, taken out of
+    /// their region (see [`ZeroedBytes::into_vec`](crate::zeroed::ZeroedBytes::into_vec)), which is left empty,
+    /// so every later access to it faults or fails. For collecting a
+    /// finished run's output.
     pub fn take_bytes_for(&mut self, core: usize, addr: u32, len: usize) -> Result<Vec<u8>, HostAccessError> {
         self.host_read_for(core, addr, len)?;
         let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
         let region = &mut self.regions[index];
         let off = (addr - region.base) as usize;
-        let mut data = std::mem::take(&mut region.data);
+        let data = std::mem::take(&mut region.data);
         region.size = 0;
         self.layout_epoch += 1;
-        data.truncate(off + len);
-        data.drain(..off);
-        // Gives back the rest of the region (most of it never touched).
-        data.shrink_to_fit();
-        Ok(data)
+        Ok(data.into_vec(off..off + len))
     }
 
     pub fn host_read_u32_for(&self, core: usize, addr: u32) -> Result<u32, HostAccessError> {

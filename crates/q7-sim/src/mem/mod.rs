@@ -30,6 +30,7 @@ pub use watch::LoadWatchHit;
 use std::collections::HashMap;
 
 use crate::checks::Checker;
+use crate::zeroed::ZeroedBytes;
 
 pub const PAGE_SHIFT: u32 = 16;
 pub const PAGE_SIZE: u32 = 1 << PAGE_SHIFT;
@@ -119,7 +120,7 @@ pub struct Region {
     pub base: u32,
     pub size: u32,
     pub perms: Perms,
-    pub data: Vec<u8>,
+    pub data: ZeroedBytes,
 }
 
 impl Region {
@@ -261,7 +262,14 @@ impl Memory {
         assert!(base.is_multiple_of(PAGE_SIZE), "region base {base:#x} is not 64 KiB aligned");
         assert!(size > 0 && u64::from(base) + u64::from(size) <= 1 << 32, "region {base:#x}+{size:#x}");
         let index = self.regions.len();
-        self.regions.push(Region { name: name.into(), kind, base, size, perms, data: vec![0; size as usize] });
+        self.regions.push(Region {
+            name: name.into(),
+            kind,
+            base,
+            size,
+            perms,
+            data: ZeroedBytes::zeroed(size as usize),
+        });
         let all: Vec<usize> = (0..self.tables.len()).collect();
         for &core in cores.unwrap_or(&all) {
             self.map(core, index);
