@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import json
 import sys
+import threading
 import time
 import warnings
 
@@ -105,6 +106,11 @@ class OpStats:
 
 
 _STATS = {}
+# Ops are called from any thread (the simulation releases the GIL): the
+# module's tables (_STATS, _PROFILERS, _BOUND, _LIBRARIES) and the counters
+# in them change under this lock, or two calls would lose each other's
+# counts and two binds would both register with torch.
+_STATE_LOCK = threading.RLock()
 
 
 def _op_name(op):
@@ -122,12 +128,13 @@ def _op_name(op):
 
 def stats(op=None):
     """Call counters: for `op` (torch.ops.ns.op, or "ns::op"), or a dict of all ops."""
-    if op is None:
-        return {name: s.as_dict() for name, s in _STATS.items()}
-    name = _op_name(op)
-    if name not in _STATS:
-        raise ValueError(f"{name} is not an op q7 has bound (custom_op.load or load_library binds them)")
-    return _STATS[name].as_dict()
+    name = None if op is None else _op_name(op)
+    with _STATE_LOCK:
+        if name is None:
+            return {name: s.as_dict() for name, s in _STATS.items()}
+        if name not in _STATS:
+            raise ValueError(f"{name} is not an op q7 has bound (custom_op.load or load_library binds them)")
+        return _STATS[name].as_dict()
 
 
 class Profile:
@@ -145,11 +152,13 @@ class Profile:
         self._reports = []  # the calls' _q7.ProfileReport, which summary() renders
 
     def __enter__(self):
-        _PROFILERS.append(self)
+        with _STATE_LOCK:
+            _PROFILERS.append(self)
         return self
 
     def __exit__(self, *exc):
-        _PROFILERS.remove(self)
+        with _STATE_LOCK:
+            _PROFILERS.remove(self)
         return False
 
     def predicted_seconds(self, op=None):
@@ -190,7 +199,8 @@ class BoundOp:
             self.sources.setdefault(path.rsplit("/", 1)[-1], []).append(path)
         schema = torch._C._get_schema(qualified, "")
         self.arguments = [(a.name, str(a.type)) for a in schema.arguments]
-        self.stats = _STATS.setdefault(qualified, OpStats())
+        with _STATE_LOCK:
+            self.stats = _STATS.setdefault(qualified, OpStats())
 
     def _where(self):
         cores = self.compute.cores
@@ -292,17 +302,18 @@ class BoundOp:
         if result["unwritten"]:
             warnings.warn(f"{self._where()}: {result['unwritten']}", UnwrittenOutputWarning, stacklevel=2)
         report = result["profile"]
-        if report is not None:
-            record = {"op": self.qualified, "profile": json.loads(report.json)}
-            for p in _PROFILERS:
-                p.calls.append(record)
-                p._reports.append(report)
+        record = None if report is None else {"op": self.qualified, "profile": json.loads(report.json)}
         out = _as_tensor(result["output"], dtype, shape)
-        s = self.stats
-        s.calls += 1
-        s.instructions += result["instructions"]
-        s.simulated_seconds += result["simulated_seconds"]
-        s.total_seconds += time.perf_counter() - started
+        with _STATE_LOCK:
+            if record is not None:
+                for p in _PROFILERS:
+                    p.calls.append(record)
+                    p._reports.append(report)
+            s = self.stats
+            s.calls += 1
+            s.instructions += result["instructions"]
+            s.simulated_seconds += result["simulated_seconds"]
+            s.total_seconds += time.perf_counter() - started
         return out
 
     def _file(self, name):
@@ -418,6 +429,11 @@ def bind(ns, op, bound):
     """Makes torch.ops.<ns>.<op> run `bound` on CPU tensors, and check (and
     refuse) every other kind of argument."""
     qualified = f"{ns}::{op}"
+    with _STATE_LOCK:
+        _bind_locked(ns, op, qualified, bound)
+
+
+def _bind_locked(ns, op, qualified, bound):
     first = qualified not in _BOUND
     _BOUND[qualified] = bound
     if first:

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 
 import torch
 
@@ -58,6 +59,9 @@ _NAMESPACES = {}
 # schemas (an edited shape.cpp) takes over their shape functions.
 _HOST_SHAPES = {}
 _DEFINED = {}
+# Guards the four tables above: two threads loading the same library must
+# not both pass the "not loaded yet" check (torch would abort on the second).
+_SHAPES_LOCK = threading.RLock()
 
 # What NEURON_LIBRARY(ns, m) leaves in the library's bytes (register.h).
 _NAMESPACE_MARK = re.compile(rb"q7-neuron-namespace:([A-Za-z_][A-Za-z0-9_]*)\0")
@@ -95,14 +99,15 @@ def _load_shape_library(path, contents, origin, namespaces=()):
     namespace taken here (read from the bytes), and anything else a child
     process loading the library alone dies of."""
     digest = hashlib.sha256(contents).hexdigest()
-    if digest not in _LOADED_SHAPES:
-        wanted = _check_namespaces(contents, origin, namespaces)
-        _shape.probe(path, digest, origin)
-        torch.ops.load_library(path)
-        _LOADED_SHAPES[digest] = (path, origin)
-        for ns in wanted:
-            _NAMESPACES[ns] = digest
-    return _LOADED_SHAPES[digest][0]
+    with _SHAPES_LOCK:
+        if digest not in _LOADED_SHAPES:
+            wanted = _check_namespaces(contents, origin, namespaces)
+            _shape.probe(path, digest, origin)
+            torch.ops.load_library(path)
+            _LOADED_SHAPES[digest] = (path, origin)
+            for ns in wanted:
+                _NAMESPACES[ns] = digest
+        return _LOADED_SHAPES[digest][0]
 
 
 def _load_host_shape(path, contents, origin, namespaces=()):
@@ -110,19 +115,20 @@ def _load_host_shape(path, contents, origin, namespaces=()):
     name (a changed library never meets the old one's handle), defines its
     ops with torch, and returns it (a q7._host_shape.Library)."""
     digest = hashlib.sha256(contents).hexdigest()
-    library = _HOST_SHAPES.get(digest)
-    if library is None:
-        _check_namespaces(contents, origin, namespaces, shared=_DEFINED)
-        loaded = os.path.join(_shape.cache_root(), "loaded", digest[:16], os.path.basename(path))
-        if not os.path.isfile(loaded) or _read(loaded) != contents:
-            os.makedirs(os.path.dirname(loaded), exist_ok=True)
-            _archive.write_atomic(loaded, contents)
-        _host_shape.probe(loaded, digest, origin)
-        library = _host_shape.Library(loaded, origin)
-    _LOADED_SHAPES.setdefault(digest, (path, origin))
-    _define(library, digest, origin)
-    _HOST_SHAPES[digest] = library
-    return library
+    with _SHAPES_LOCK:
+        library = _HOST_SHAPES.get(digest)
+        if library is None:
+            _check_namespaces(contents, origin, namespaces, shared=_DEFINED)
+            loaded = os.path.join(_shape.cache_root(), "loaded", digest[:16], os.path.basename(path))
+            if not os.path.isfile(loaded) or _read(loaded) != contents:
+                os.makedirs(os.path.dirname(loaded), exist_ok=True)
+                _archive.write_atomic(loaded, contents)
+            _host_shape.probe(loaded, digest, origin)
+            library = _host_shape.Library(loaded, origin)
+        _LOADED_SHAPES.setdefault(digest, (path, origin))
+        _define(library, digest, origin)
+        _HOST_SHAPES[digest] = library
+        return library
 
 
 def _define(library, digest, origin):
@@ -472,12 +478,13 @@ def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_in
         registered = {f"{ns}::{op}" for ns, op, _, _ in library.ops}
         shape_functions = _host_shape_functions(library)
     else:
-        if digest not in _LOADED_SHAPES:
-            _check_namespaces(shape_bytes, str(path), namespaces)
-            if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
-                os.makedirs(os.path.dirname(shape_library), exist_ok=True)
-                _archive.write_atomic(shape_library, shape_bytes)
-        shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
+        with _SHAPES_LOCK:
+            if digest not in _LOADED_SHAPES:
+                _check_namespaces(shape_bytes, str(path), namespaces)
+                if not os.path.isfile(shape_library) or _read(shape_library) != shape_bytes:
+                    os.makedirs(os.path.dirname(shape_library), exist_ok=True)
+                    _archive.write_atomic(shape_library, shape_bytes)
+            shape_library = _load_shape_library(shape_library, shape_bytes, str(path), namespaces)
         registered = {qualified for qualified, _ in _registered_ops(shape_library)}
         shape_functions = {q: _libtorch_shape_function(q) for q in registered}
     for qualified, _ in ops:
