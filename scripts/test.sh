@@ -69,10 +69,12 @@ Q7_PY_PROFILE=dev scripts/python-env.sh
 
 # The Python suite runs beside cargo test, which leaves a core idle for part
 # of its run; its output follows cargo test's. (pytest's wheel test waits for
-# cargo test to release the target directory.)
+# cargo test to release the target directory.) A command started with `&`
+# ignores SIGINT; `env --default-signal=INT` undoes that, for the tests that
+# stop an op with Ctrl-C.
 echo "== cargo test, and pytest beside it"
 python_log=$target/pytest.log
-.venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
+env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
 python_pid=$!
 rust_status=0
 cargo test --workspace --no-fail-fast || rust_status=$?
