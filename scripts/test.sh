@@ -13,10 +13,12 @@ scripts/python-env.sh --venv
 # Clippy is the compiler of the workspace's own crates (what `cargo clippy`
 # runs, with its way of passing flags), so one build both lints and compiles
 # them: `cargo clippy` would first check every dependency a second time.
+# (Cargo keeps these builds apart from plain ones: the wrapper is part of
+# each crate's hash, so a crate built without lints is never reused here.)
 export RUSTC_WORKSPACE_WRAPPER
 RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
 export CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
-# A build made once: incremental state is only written, never read.
+# Incremental state costs a fifth more compile time and is rarely read here.
 export CARGO_INCREMENTAL=0
 # The fuzz targets are built (not run) here: they link clang's libFuzzer
 # (libclang-rt-22-dev) instead of compiling libfuzzer-sys's copy.
@@ -52,41 +54,54 @@ if missing:
     sys.exit("test.sh: add them to crates/q7-py/Cargo.toml, or maturin compiles the workspace again")
 PY
 
-# A crate compiled earlier without clippy (a plain `cargo build`) is fresh to
-# cargo and would go unlinted: such artefacts are removed first.
-unlinted=$(find "$target/debug" -maxdepth 3 -name '*.d' -print0 2>/dev/null |
-  xargs -0r grep -l -e " $PWD/crates/" -e " $PWD/fuzz/" | xargs -r grep -L "^# env-dep:CLIPPY_ARGS=$CLIPPY_ARGS" || true)
-if [ -n "$unlinted" ]; then
-  echo "== cargo clean --workspace (crates built without clippy: $(echo "$unlinted" | wc -l) targets)"
-  cargo clean -q --workspace
-fi
-
-echo "== cargo build: every target (tests, binaries, examples, benchmarks, fuzz targets, q7-py), linted"
-cargo build --workspace --all-targets
-
+# Libraries and binaries first (q7-py among them): the Python suite needs no
+# more, so it runs while the test targets build and the Rust tests run (each
+# leaves a core idle for part of its run).
+echo "== cargo build: the libraries and binaries (q7-py and the fuzz targets among them), linted"
+cargo build --workspace --lib --bins
 echo "== python: the q7 package into .venv (maturin develop, dev profile: built above)"
 Q7_PY_PROFILE=dev scripts/python-env.sh
 
-# The Python suite runs beside cargo test, which leaves a core idle for part
-# of its run; its output follows cargo test's. (pytest's wheel test waits for
-# cargo test to release the target directory.) A command started with `&`
+# pytest's output follows the Rust tests'. A command started with `&`
 # ignores SIGINT; `env --default-signal=INT` undoes that, for the tests that
 # stop an op with Ctrl-C.
-echo "== cargo test, and pytest beside it"
+echo "== pytest starts (its output comes after the Rust tests')"
 python_log=$target/pytest.log
 env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
 python_pid=$!
-rust_status=0
-cargo test --workspace --no-fail-fast || rust_status=$?
+trap 'kill "$python_pid" 2>/dev/null || true' EXIT
+echo "== cargo build: every other target (tests, examples, benchmarks), linted"
+cargo build --workspace --all-targets
+# cargo test would hold the target directory as long as the tests run (and
+# pytest's wheel build would wait for it): cargo lists the test executables
+# and they run here, each from its package's directory as cargo runs them.
+echo "== cargo test --no-run"
+cargo test --workspace --no-run --message-format=json-render-diagnostics >"$target/test-executables.json"
+rust_failed=()
+while IFS=$'\t' read -r name dir exe; do
+  echo "     Running $name (${exe#"$PWD/"})"
+  (cd "$dir" && "$exe" </dev/null) || rust_failed+=("$name")
+done < <(python3 -c '
+import json, os, sys
+units = set()
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        units.add((m["target"]["name"], os.path.dirname(m["manifest_path"]), m["executable"]))
+for unit in sorted(units):
+    print(*unit, sep="\t")' <"$target/test-executables.json")
+echo "== cargo test --doc"
+cargo test --workspace --doc || rust_failed+=(doctests)
 python_status=0
 wait "$python_pid" || python_status=$?
-echo "== pytest (run beside cargo test)"
+trap - EXIT
+echo "== pytest (run beside the build and the Rust tests)"
 cat "$python_log"
 # pytest exits 5 when it collected no tests: that is a failure here too.
 if [ "$python_status" -eq 5 ]; then
   echo "pytest: no tests collected under python/tests" >&2
 fi
-if [ "$rust_status" -ne 0 ] || [ "$python_status" -ne 0 ]; then
-  echo "test.sh: cargo test exit $rust_status, pytest exit $python_status" >&2
+if [ ${#rust_failed[@]} -ne 0 ] || [ "$python_status" -ne 0 ]; then
+  echo "test.sh: failed: ${rust_failed[*]:-no Rust tests}; pytest exit $python_status" >&2
   exit 1
 fi
