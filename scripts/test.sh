@@ -62,12 +62,13 @@ cargo build --workspace --lib --bins
 echo "== python: the q7 package into .venv (maturin develop, dev profile: built above)"
 Q7_PY_PROFILE=dev scripts/python-env.sh
 
-# pytest's output follows the Rust tests'. A command started with `&`
-# ignores SIGINT; `env --default-signal=INT` undoes that, for the tests that
-# stop an op with Ctrl-C.
+# pytest's output follows the Rust tests'. It shares their cache of built
+# SDKs (the CLI tests' Q7_CACHE_DIR): each is built once, not once per suite.
+# A command started with `&` ignores SIGINT; `env --default-signal=INT`
+# undoes that, for the tests that stop an op with Ctrl-C.
 echo "== pytest starts (its output comes after the Rust tests')"
 python_log=$target/pytest.log
-env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
+Q7_CACHE_DIR=$(cd "$target" && pwd)/tmp/q7-cache env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
 python_pid=$!
 trap 'kill "$python_pid" 2>/dev/null || true' EXIT
 echo "== cargo build: every other target (tests, examples, benchmarks), linted"
@@ -90,8 +91,16 @@ for line in sys.stdin:
         units.add((m["target"]["name"], os.path.dirname(m["manifest_path"]), m["executable"]))
 for unit in sorted(units):
     print(*unit, sep="\t")' <"$target/test-executables.json")
-echo "== cargo test --doc"
-cargo test --workspace --doc || rust_failed+=(doctests)
+# Doc-tests of the libraries that have them (`doctest = false` on the others).
+read -ra doc_packages < <(cargo metadata -q --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if any("lib" in t["kind"] and t["doctest"] for t in p["targets"]):
+        print("-p", p["name"], end=" ")') || true
+if [ ${#doc_packages[@]} -ne 0 ]; then
+  echo "== cargo test --doc ${doc_packages[*]}"
+  cargo test --doc "${doc_packages[@]}" || rust_failed+=(doctests)
+fi
 python_status=0
 wait "$python_pid" || python_status=$?
 trap - EXIT
