@@ -31,9 +31,10 @@ PYO3_ENVIRONMENT_SIGNATURE=$("$py" -c 'import platform, sys; v = sys.version_inf
 print(f"{sys.implementation.name}-{v.major}.{v.minor}-{platform.architecture()[0]}")')
 export PYO3_ENVIRONMENT_SIGNATURE
 
-# maturin resolves q7-py's dependency features alone; crates/q7-py/Cargo.toml
-# makes them the workspace's, so it reuses the build below. Each package's
-# features (host and target together) in both resolutions:
+# maturin resolves q7-py's dependency features alone; they must be the
+# workspace's (q7-py depends on the CLI, which brings the rest), or maturin
+# compiles the workspace again. Each package's features (host and target
+# together) in both resolutions:
 features() { cargo tree -q -e "$1" --prefix none -f '{p}|{f}' "${@:2}"; }
 python3 - <(features normal,build -p q7-py) <(features normal,build,dev --workspace) <<'PY'
 import sys
@@ -51,7 +52,7 @@ missing = {p: sorted(workspace[p] - f) for p, f in alone.items() if workspace.ge
 for package, features in sorted(missing.items()):
     print(f"test.sh: q7-py alone resolves {package} without {', '.join(features)}", file=sys.stderr)
 if missing:
-    sys.exit("test.sh: add them to crates/q7-py/Cargo.toml, or maturin compiles the workspace again")
+    sys.exit("test.sh: give q7-py (crates/q7-py/Cargo.toml) these features, or maturin compiles the workspace again")
 PY
 
 # Libraries and binaries first (q7-py among them): the Python suite needs no
@@ -59,16 +60,18 @@ PY
 # leaves a core idle for part of its run).
 echo "== cargo build: the libraries and binaries (q7-py and the fuzz targets among them), linted"
 cargo build --workspace --lib --bins
+# The Python side uses the CLI tests' cache of built SDKs (their
+# Q7_CACHE_DIR), so each SDK is built once for the whole suite.
+py_cache=$(cd "$target" && pwd)/tmp/q7-cache
 echo "== python: the q7 package into .venv (maturin develop, dev profile: built above)"
-Q7_PY_PROFILE=dev scripts/python-env.sh
+Q7_CACHE_DIR=$py_cache Q7_PY_PROFILE=dev scripts/python-env.sh
 
-# pytest's output follows the Rust tests'. It shares their cache of built
-# SDKs (the CLI tests' Q7_CACHE_DIR): each is built once, not once per suite.
-# A command started with `&` ignores SIGINT; `env --default-signal=INT`
-# undoes that, for the tests that stop an op with Ctrl-C.
+# pytest's output follows the Rust tests'. A command started with `&`
+# ignores SIGINT; `env --default-signal=INT` undoes that, for the tests that
+# stop an op with Ctrl-C.
 echo "== pytest starts (its output comes after the Rust tests')"
 python_log=$target/pytest.log
-Q7_CACHE_DIR=$(cd "$target" && pwd)/tmp/q7-cache env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
+Q7_CACHE_DIR=$py_cache env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
 python_pid=$!
 trap 'kill "$python_pid" 2>/dev/null || true' EXIT
 echo "== cargo build: every other target (tests, examples, benchmarks), linted"
@@ -78,10 +81,10 @@ cargo build --workspace --all-targets
 # and they run here, each from its package's directory as cargo runs them.
 echo "== cargo test --no-run"
 cargo test --workspace --no-run --message-format=json-render-diagnostics >"$target/test-executables.json"
-rust_failed=()
+failed=()
 while IFS=$'\t' read -r name dir exe; do
   echo "     Running $name (${exe#"$PWD/"})"
-  (cd "$dir" && "$exe" </dev/null) || rust_failed+=("$name")
+  (cd "$dir" && "$exe" </dev/null) || failed+=("$name")
 done < <(python3 -c '
 import json, os, sys
 units = set()
@@ -99,8 +102,10 @@ for p in json.load(sys.stdin)["packages"]:
         print("-p", p["name"], end=" ")') || true
 if [ ${#doc_packages[@]} -ne 0 ]; then
   echo "== cargo test --doc ${doc_packages[*]}"
-  cargo test --doc "${doc_packages[@]}" || rust_failed+=(doctests)
+  cargo test --doc "${doc_packages[@]}" || failed+=(doctests)
 fi
+echo "== python: the bridge (q7._q7) under valgrind's memcheck"
+Q7_CACHE_DIR=$py_cache scripts/bridge-memcheck.sh || failed+=(bridge-memcheck)
 python_status=0
 wait "$python_pid" || python_status=$?
 trap - EXIT
@@ -110,7 +115,7 @@ cat "$python_log"
 if [ "$python_status" -eq 5 ]; then
   echo "pytest: no tests collected under python/tests" >&2
 fi
-if [ ${#rust_failed[@]} -ne 0 ] || [ "$python_status" -ne 0 ]; then
-  echo "test.sh: failed: ${rust_failed[*]:-no Rust tests}; pytest exit $python_status" >&2
+if [ ${#failed[@]} -ne 0 ] || [ "$python_status" -ne 0 ]; then
+  echo "test.sh: failed: ${failed[*]:-none besides pytest}; pytest exit $python_status" >&2
   exit 1
 fi
