@@ -60,9 +60,10 @@ PY
 # leaves a core idle for part of its run).
 echo "== cargo build: the libraries and binaries (q7-py and the fuzz targets among them), linted"
 cargo build --workspace --lib --bins
-# The Python side uses the CLI tests' cache of built SDKs (their
-# Q7_CACHE_DIR), so each SDK is built once for the whole suite.
-py_cache=$(cd "$target" && pwd)/tmp/q7-cache
+# The Python suite's cache of built SDKs (python/tests/conftest.py; its
+# golden files name it): python-env.sh prepares the SDK there, and the
+# memcheck and pytest find it built.
+py_cache=$PWD/target/q7-py-cache
 echo "== python: the q7 package into .venv (maturin develop, dev profile: built above)"
 Q7_CACHE_DIR=$py_cache Q7_PY_PROFILE=dev scripts/python-env.sh
 
@@ -71,7 +72,7 @@ Q7_CACHE_DIR=$py_cache Q7_PY_PROFILE=dev scripts/python-env.sh
 # stop an op with Ctrl-C.
 echo "== pytest starts (its output comes after the Rust tests')"
 python_log=$target/pytest.log
-Q7_CACHE_DIR=$py_cache env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
+env --default-signal=INT .venv/bin/python -m pytest -q python/tests >"$python_log" 2>&1 &
 python_pid=$!
 trap 'kill "$python_pid" 2>/dev/null || true' EXIT
 echo "== cargo build: every other target (tests, examples, benchmarks), linted"
