@@ -8,7 +8,8 @@
 #
 # Q7_PY_PROFILE=dev builds the extension in cargo's dev profile instead:
 # scripts/test.sh does: a release build of the simulator costs minutes and
-# the suite's ops are small.
+# the suite's ops are small. `python-env.sh --venv` only makes .venv (with
+# maturin and pytest) and builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,9 @@ fi
 if ! .venv/bin/python -c 'import maturin, pytest' 2>/dev/null && ! { [ -x .venv/bin/maturin ] && .venv/bin/python -c 'import pytest' 2>/dev/null; }; then
   echo "python-env: pip install maturin pytest"
   .venv/bin/pip install --quiet maturin pytest
+fi
+if [ "${1:-}" = --venv ]; then
+  exit 0
 fi
 if [ "${Q7_PY_PROFILE:-release}" = dev ]; then
   echo "python-env: maturin develop (dev profile: the q7 package into .venv, for the test suite)"

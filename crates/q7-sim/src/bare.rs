@@ -97,14 +97,24 @@ pub fn run(board: &Board, elf: &[u8], limits: RunLimits) -> Result<BareRun, SimE
 /// all memory: two engines that ran the same program must give the same.
 pub fn state_digest(machine: &Machine) -> u64 {
     use std::hash::{Hash, Hasher};
+    const PAGE: usize = 4096;
+    static ZEROS: [u8; PAGE] = [0; PAGE];
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let cpu = &machine.cores[0].cpu;
     (cpu.pc, cpu.ar, cpu.windowbase, cpu.windowstart, cpu.ps, cpu.sar).hash(&mut hasher);
     (cpu.lbeg, cpu.lend, cpu.lcount, cpu.br, cpu.fr, cpu.fcr, cpu.fsr).hash(&mut hasher);
     (cpu.epc1, cpu.exccause, cpu.excvaddr, cpu.insns, cpu.cycles, cpu.exceptions).hash(&mut hasher);
     (&cpu.irq, cpu.region_attr).hash(&mut hasher);
+    // Pages of zeros are left out, the others hashed with their index: most
+    // of a board's 128 MiB is never written, and hashing all of it cost more
+    // than running most programs.
     for region in &machine.mem.regions {
-        region.data.hash(&mut hasher);
+        (region.base, region.data.len()).hash(&mut hasher);
+        for (index, page) in region.data.chunks(PAGE).enumerate() {
+            if page != &ZEROS[..page.len()] {
+                (index, page).hash(&mut hasher);
+            }
+        }
     }
     hasher.finish()
 }

@@ -61,11 +61,23 @@ static double double_error(double got, double want) {
   return double_ulps(got, want);
 }
 
-static void record(check *c, double err, double bound, const char *what) {
+/* Counts a case; whether it failed. */
+static int record(check *c, double err, double bound) {
   c->cases++;
   if (err > c->max_error) c->max_error = err;
-  if (err > bound) check_fail(c, what);
+  return err > bound;
 }
+
+/* A case, described (printf-style) only when it fails: formatting every
+ * case's operands with %a took most of the run. */
+#define RECORD(c, err, bound, ...)                \
+  do {                                            \
+    if (record((c), (err), (bound))) {            \
+      char what_[200];                            \
+      snprintf(what_, sizeof what_, __VA_ARGS__); \
+      check_fail((c), what_);                     \
+    }                                             \
+  } while (0)
 
 typedef float (*float_fn)(float);
 typedef double (*double_fn)(double);
@@ -75,28 +87,25 @@ typedef double (*double_fn)(double);
 static int test_float1(const char *name, float_fn ours, double_fn ref, double bound, float lo, float hi) {
   check c;
   check_init(&c, name);
-  char what[200];
   for (uint64_t b = 0; b < 0x100000000ull; b += 4099) {
     float x = bitsf((uint32_t)b);
     float got = ours(x), want = (float)ref((double)x);
     double err = float_error(got, want);
-    snprintf(what, sizeof what, "x=%a (%08x) got %a want %a", (double)x, fbits(x), (double)got, (double)want);
-    record(&c, err, bound, what);
+    RECORD(&c, err, bound, "x=%a (%08x) got %a want %a", (double)x, fbits(x), (double)got, (double)want);
   }
   const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, 1e-45f, -1e-45f, 1.17549435e-38f,
                             3.40282347e38f, -3.40282347e38f, INFINITY, -INFINITY, NAN, 0.75f, 1.5f, 3.0f, 10.0f, 100.0f};
   for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
     float x = specials[i];
     float got = ours(x), want = (float)ref((double)x);
-    snprintf(what, sizeof what, "special x=%a got %a want %a", (double)x, (double)got, (double)want);
-    record(&c, float_error(got, want), bound, what);
+    RECORD(&c, float_error(got, want), bound, "special x=%a got %a want %a", (double)x, (double)got, (double)want);
   }
   for (long i = 0; i < 300000; i++) {
     float x = lo + (hi - lo) * (float)(rng32() >> 8) * 0x1p-24f;
     if (i & 1) x = bitsf(fbits(x) ^ (rng32() & 0xff)); /* perturb the low bits */
     float got = ours(x), want = (float)ref((double)x);
-    snprintf(what, sizeof what, "x=%a (%08x) got %a want %a", (double)x, fbits(x), (double)got, (double)want);
-    record(&c, float_error(got, want), bound, what);
+    RECORD(&c, float_error(got, want), bound, "x=%a (%08x) got %a want %a", (double)x, fbits(x), (double)got,
+           (double)want);
   }
   return check_report(&c);
 }
@@ -109,13 +118,11 @@ typedef long double (*long_fn2)(long double, long double);
 static int test_double1(const char *name, double_fn ours, long_fn ref, double bound, double lo, double hi) {
   check c;
   check_init(&c, name);
-  char what[200];
   for (long i = 0; i < 200000; i++) {
     double x = (i & 1) ? random_double() : lo + (hi - lo) * (double)(rng64() >> 11) * 0x1p-53;
     if (i < (long)N_SPECIAL_DOUBLES) x = bitsd(special_doubles[i]);
     double got = ours(x), want = (double)ref(x);
-    snprintf(what, sizeof what, "x=%a got %a want %a", x, got, want);
-    record(&c, double_error(got, want), bound, what);
+    RECORD(&c, double_error(got, want), bound, "x=%a got %a want %a", x, got, want);
   }
   return check_report(&c);
 }
@@ -126,7 +133,6 @@ typedef double (*double_fn2)(double, double);
 static int test_float2(const char *name, float_fn2 ours, double_fn2 ref, double bound, float lo, float hi) {
   check c;
   check_init(&c, name);
-  char what[200];
   for (long i = 0; i < 600000; i++) {
     float x, y;
     if (i % 3 == 0) {
@@ -138,8 +144,8 @@ static int test_float2(const char *name, float_fn2 ours, double_fn2 ref, double 
       if (i % 3 == 2) y = bitsf(fbits(y) ^ 0x80000000u);
     }
     float got = ours(x, y), want = (float)ref((double)x, (double)y);
-    snprintf(what, sizeof what, "x=%a y=%a got %a want %a", (double)x, (double)y, (double)got, (double)want);
-    record(&c, float_error(got, want), bound, what);
+    RECORD(&c, float_error(got, want), bound, "x=%a y=%a got %a want %a", (double)x, (double)y, (double)got,
+           (double)want);
   }
   return check_report(&c);
 }
@@ -147,7 +153,6 @@ static int test_float2(const char *name, float_fn2 ours, double_fn2 ref, double 
 static int test_double2(const char *name, double_fn2 ours, long_fn2 ref, double bound, double lo, double hi) {
   check c;
   check_init(&c, name);
-  char what[200];
   for (long i = 0; i < 200000; i++) {
     double x, y;
     if (i % 3 == 0) {
@@ -158,8 +163,7 @@ static int test_double2(const char *name, double_fn2 ours, long_fn2 ref, double 
       y = lo + (hi - lo) * (double)(rng64() >> 11) * 0x1p-53;
     }
     double got = ours(x, y), want = (double)ref(x, y);
-    snprintf(what, sizeof what, "x=%a y=%a got %a want %a", x, y, got, want);
-    record(&c, double_error(got, want), bound, what);
+    RECORD(&c, double_error(got, want), bound, "x=%a y=%a got %a want %a", x, y, got, want);
   }
   return check_report(&c);
 }
@@ -199,7 +203,6 @@ static long double ref_hypotl(long double x, long double y) {
 static int test_float_misc(void) {
   check c;
   check_init(&c, "fminf/fmaxf/fmaf/ldexpf/frexpf/modff");
-  char what[200];
   for (long i = 0; i < 600000; i++) {
     float x = random_float(), y = random_float(), z = random_float();
     if (i % 4 == 1) z = -x * y; /* cancellation in fma */
@@ -208,14 +211,13 @@ static int test_float_misc(void) {
     float ours_i, want_i;
     float ours_m = q7_test_frexpf(x, &ours_e), want_m = frexpf(x, &want_e);
     float ours_f = q7_test_modff(x, &ours_i), want_f = modff(x, &want_i);
-    snprintf(what, sizeof what, "x=%a y=%a z=%a e=%d", (double)x, (double)y, (double)z, e);
     /* C: fmin/fmax treat a NaN as missing (glibc returns NaN for a signalling one). */
     float want_min = isnan(x) ? y : isnan(y) ? x : fminf(x, y), want_max = isnan(x) ? y : isnan(y) ? x : fmaxf(x, y);
     double err = float_error(q7_test_fminf(x, y), want_min) + float_error(q7_test_fmaxf(x, y), want_max) +
                  float_error(q7_test_fmaf(x, y, z), fmaf(x, y, z)) + float_error(q7_test_ldexpf(x, e), ldexpf(x, e)) +
                  float_error(ours_m, want_m) + float_error(ours_f, want_f) + float_error(ours_i, want_i) +
                  (isfinite(x) && ours_e != want_e ? 1e30 : 0);
-    record(&c, err, 0, what);
+    RECORD(&c, err, 0, "x=%a y=%a z=%a e=%d", (double)x, (double)y, (double)z, e);
   }
   return check_report(&c);
 }

@@ -33,17 +33,28 @@ enum Unit {
     Byte(u8),
 }
 
-/// Builds the corpus into `dir`; `None` (test skipped) when the GNU compiler is missing.
-fn build_corpus(dir: &Path) -> Option<Vec<PathBuf>> {
-    peer("xtensa-lx106-elf-gcc", &["--version"])?;
-    let out = std::process::Command::new(root().join("fixtures/disasm_corpus.sh")).arg(dir).output().unwrap();
-    assert!(out.status.success(), "fixtures/disasm_corpus.sh: {}", stderr(&out));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("obj")).unwrap().map(|e| e.unwrap().path()).collect();
-    files.extend(["O0", "O2", "Os"].map(|level| dir.join(format!("linked_{level}.elf"))));
-    // The committed GNU C++ fixtures (-ffunction-sections, one table per function).
-    files.extend(["kernels_gnu.o", "kernels_gnu.so"].map(fixture));
-    files.sort();
-    Some(files)
+/// The corpus (its directory and files), built once for both tests of this
+/// file (a few seconds of GNU compiles) into the target's temporary
+/// directory, anew in each test run; `None` (tests skipped) when the GNU
+/// compiler is missing.
+fn corpus() -> Option<&'static (PathBuf, Vec<PathBuf>)> {
+    static CORPUS: std::sync::OnceLock<Option<(PathBuf, Vec<PathBuf>)>> = std::sync::OnceLock::new();
+    CORPUS
+        .get_or_init(|| {
+            peer("xtensa-lx106-elf-gcc", &["--version"])?;
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("disasm-corpus");
+            let _ = std::fs::remove_dir_all(&dir);
+            let out = std::process::Command::new(root().join("fixtures/disasm_corpus.sh")).arg(&dir).output().unwrap();
+            assert!(out.status.success(), "fixtures/disasm_corpus.sh: {}", stderr(&out));
+            let mut files: Vec<PathBuf> =
+                std::fs::read_dir(dir.join("obj")).unwrap().map(|e| e.unwrap().path()).collect();
+            files.extend(["O0", "O2", "Os"].map(|level| dir.join(format!("linked_{level}.elf"))));
+            // The committed GNU C++ fixtures (-ffunction-sections, one table per function).
+            files.extend(["kernels_gnu.o", "kernels_gnu.so"].map(fixture));
+            files.sort();
+            Some((dir, files))
+        })
+        .as_ref()
 }
 
 /// GNU's listing: per `member section` (member empty outside an archive),
@@ -265,11 +276,11 @@ impl Comparison {
 
 #[test]
 fn gnu_corpus_agrees_with_gnu_objdump() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(files) = build_corpus(dir.path()) else { return };
+    let Some((_, files)) = corpus() else { return };
+    let scratch = tempfile::tempdir().unwrap();
     let mut comparison = Comparison::default();
-    for path in &files {
-        comparison.add(path, dir.path());
+    for path in files {
+        comparison.add(path, scratch.path());
     }
     comparison.assert_good("GNU lx106 corpus");
     assert!(comparison.share() >= 0.999, "agreement {:.3} % is below 99.9 %", 100.0 * comparison.share());
@@ -285,15 +296,15 @@ fn gnu_corpus_agrees_with_gnu_objdump() {
 /// (third-party code, much of it hand-written assembly).
 #[test]
 fn archives_list_every_member_like_gnu_objdump() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(_) = build_corpus(dir.path()) else { return };
+    let Some((dir, _)) = corpus() else { return };
+    let scratch = tempfile::tempdir().unwrap();
     let libgcc = peer("xtensa-lx106-elf-gcc", &["-print-libgcc-file-name"]).unwrap();
     let libgcc = PathBuf::from(stdout(&libgcc).trim());
-    for archive in [dir.path().join("libcorpus.a"), libgcc] {
+    for archive in [dir.join("libcorpus.a"), libgcc] {
         let out = peer("xtensa-lx106-elf-ar", &["t", archive.to_str().unwrap()]).unwrap();
         let names: Vec<String> = stdout(&out).lines().map(String::from).collect();
         let mut comparison = Comparison::default();
-        comparison.add(&archive, dir.path());
+        comparison.add(&archive, scratch.path());
         comparison.assert_good(&archive.display().to_string());
         // Every member with code was listed under its own name.
         let listed: Vec<&String> = comparison.members.iter().collect();
