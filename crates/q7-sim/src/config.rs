@@ -208,7 +208,7 @@ impl CoreConfig {
     pub fn de233_fpu() -> CoreConfig {
         CoreConfig {
             name: "de233_fpu",
-            isa: IsaOptions::vision_q7().without(Feature::Mul32High).with(Feature::Mac16),
+            isa: IsaOptions::vision_q7().without(Feature::Mul32High).with(Feature::Mac16).with(Feature::DoubleFloat),
             nareg: 32,
             vecbase: 0x2000,
             reset_ps: 0x1f,

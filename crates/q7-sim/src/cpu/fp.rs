@@ -14,6 +14,7 @@ use crate::mem::Memory;
 use crate::stop::{cause, Stop};
 use crate::uop::{Kind, Op};
 
+pub(crate) mod double;
 mod steps;
 
 /// FSR flag bits.
@@ -155,8 +156,8 @@ impl Cpu {
     }
 
     /// Float to integer: `value · 2^scale` rounded in `mode`, saturated.
-    fn fp_to_int(&mut self, value: f32, scale: u32, mode: Round, unsigned: bool) -> u32 {
-        let x = f64::from(value) * f64::from(1u32 << scale.min(15));
+    fn fp_to_int(&mut self, value: f64, scale: u32, mode: Round, unsigned: bool) -> u32 {
+        let x = value * f64::from(1u32 << scale.min(15));
         let rounded = match mode {
             Round::Nearest => x.round_ties_even(),
             Round::Zero => x.trunc(),
@@ -259,7 +260,7 @@ impl Cpu {
                     Kind::CeilS => Round::Up,
                     _ => Round::Zero,
                 };
-                let value = self.fp_to_int(self.f(b), op.imm, mode, op.kind == Kind::UtruncS);
+                let value = self.fp_to_int(f64::from(self.f(b)), op.imm, mode, op.kind == Kind::UtruncS);
                 self.ar[usize::from(a & 15)] = value;
             }
             Kind::FloatS | Kind::UfloatS => {

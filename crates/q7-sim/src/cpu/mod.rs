@@ -86,6 +86,9 @@ pub struct Cpu {
     pub br: u32,
     /// FP registers f0..f15, as bits.
     pub fr: [u32; 16],
+    /// Their high halves, on cores with the double-precision option (the
+    /// f registers are 64 bits there); zero elsewhere.
+    pub fr_hi: [u32; 16],
     pub fcr: u32,
     pub fsr: u32,
     pub epc1: u32,
@@ -140,6 +143,7 @@ impl Cpu {
             lcount: 0,
             br: 0,
             fr: [0; 16],
+            fr_hi: [0; 16],
             fcr: 0,
             fsr: 0,
             epc1: 0,

@@ -77,6 +77,7 @@ impl Cpu {
             lcount: self.lcount,
             br: self.br,
             fr: self.fr,
+            fr_hi: self.fr_hi,
             fcr: self.fcr,
             fsr: self.fsr,
             epc1: self.epc1,

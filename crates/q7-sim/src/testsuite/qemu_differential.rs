@@ -363,3 +363,18 @@ fn region_protection_tlb_matches_qemu() {
     assert!(out.starts_with("1234567: 0 2 0 2 1 1\n"), "{out}");
     assert!(out.contains("\n80000000: 80000000 80000001 80000000 8000000f 80000001 80000001\n"), "{out}");
 }
+
+#[test]
+fn double_precision_matches_qemu() {
+    // de233_fpu's DFP option: every double arithmetic, conversion and
+    // compare over edge operands in all four rounding modes (checksums of
+    // results and FSR), the step instructions, wfrd/rfrd, the high half
+    // single ops leave, updating loads and stores, alignment, CPENABLE.
+    let (code, out) = compare("de233_fpu", "2", "dfp", &["dfp.c"]);
+    assert_eq!(code, 43, "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains(" sum ")).count(), 160, "{out}");
+    for line in ["wfrd 12345678 9abcdef0", "hi after wfr ffffffff bf800000", "hi after mov.s bf800000 deadbeef"] {
+        assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
+    }
+    assert!(out.ends_with("cp off: count cause 1 20\ncp off: cpenable 1 0\ndone\n"), "{out}");
+}
