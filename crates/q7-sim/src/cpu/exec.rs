@@ -202,12 +202,8 @@ impl Cpu {
             self.window_overflow(op.pc);
             return Ok(());
         }
-        if self.irq.watching {
-            if let Some(access) = op.data_access(&self.ar) {
-                if self.data_break(op.pc, access) {
-                    return Ok(());
-                }
-            }
+        if self.irq.watching && self.data_break(&op) {
+            return Ok(());
         }
         self.taken = false;
         self.next_pc = op.next_pc();

@@ -342,7 +342,8 @@ fn interrupts_and_timers_match_qemu() {
 fn debug_exceptions_match_qemu() {
     // break/break.n below and at the debug level, ICOUNT wrapping at three
     // starting counts (where the exception lands, ICOUNT after), ICOUNT
-    // counting, IBREAKA0 with IBREAKENABLE, DBREAK hits and misses.
+    // counting, IBREAKA0 with IBREAKENABLE, DBREAK hits and misses on
+    // every access kind.
     for cpu in ["de212", "de233_fpu"] {
         let (code, out) = compare(cpu, "2", "debug", &["debug.c"]);
         assert_eq!(code, 37, "{out}");
@@ -351,6 +352,13 @@ fn debug_exceptions_match_qemu() {
         }
         assert!(out.contains("icount fffffffc: seq=6 cause=1 at=9 icount=ffffffff\n"), "{out}");
         assert!(out.contains("\nstore_hit: seq=6 cause=104 epc_ok=1\nload_on_store_break: seq=0 "), "{out}");
+        // s32c1i, ldinc/lddec (and a MAC16 op's load), dhwb.
+        for hit in ["s32c1i_load", "s32c1i_store", "ldinc_hit", "lddec_hit", "mula_ldinc_hit", "dhwb_hit"] {
+            assert!(out.contains(&format!("\n{hit}: seq=6 cause=4 epc_ok=1\n")), "{hit}: {out}");
+        }
+        for miss in ["s32c1i_other", "ldinc_store_break", "ldinc_other", "lddec_other", "dhwb_other"] {
+            assert!(out.contains(&format!("\n{miss}: seq=0 cause=0 epc_ok=0\n")), "{miss}: {out}");
+        }
     }
 }
 
