@@ -14,6 +14,7 @@ mod exec;
 mod fp;
 pub mod interrupts;
 pub mod loaded;
+mod mmu;
 mod probe;
 mod profiled;
 pub(crate) mod sregs;
@@ -111,6 +112,8 @@ pub struct Cpu {
     /// Region protection: each 512 MiB region's attribute, instruction
     /// and data side.
     pub region_attr: [[u8; 8]; 2],
+    /// The MMU's TLBs, on cores with the option.
+    pub(crate) tlbs: Option<Box<mmu::Tlbs>>,
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -161,6 +164,7 @@ impl Cpu {
             irq: interrupts::Irq::new(),
             // QEMU's reset attribute: bypass.
             region_attr: [[2; 8]; 2],
+            tlbs: config.mmu.then(|| Box::new(mmu::Tlbs::new())),
             insns: 0,
             cycles: 0,
             exceptions: 0,
@@ -170,6 +174,9 @@ impl Cpu {
             jit: None,
             config,
         };
+        if cpu.tlbs.is_some() {
+            cpu.other_sr[usize::from(mmu::reg::RASID)] = mmu::RASID_RESET;
+        }
         cpu.update_window_check();
         cpu
     }

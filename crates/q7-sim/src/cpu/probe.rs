@@ -94,6 +94,7 @@ impl Cpu {
             threadptr: self.threadptr,
             irq: self.irq.clone(),
             region_attr: self.region_attr,
+            tlbs: self.tlbs.clone(),
             insns: self.insns,
             cycles: self.cycles,
             exceptions: self.exceptions,

@@ -373,6 +373,20 @@ fn region_protection_tlb_matches_qemu() {
 }
 
 #[test]
+fn mmu_tlb_instructions_match_qemu() {
+    // de233_fpu's MMU TLBs: every way's entries at reset (way 6 the
+    // identity map), writes in ways 1, 2, 4, 5, 7 and 9 read back and
+    // probed (rings through RASID, a multi-hit's exception 25),
+    // invalidation, the registers' masks and PTEVADDR as read.
+    let (code, out) = compare("de233_fpu", "2", "mmu", &["mmu.c"]);
+    assert_eq!(code, 45, "{out}");
+    assert!(out.starts_with("reset 4030201 0 0 0\n"), "{out}");
+    assert!(out.contains("\na0000006: 1 a0000003 1 a0000003 a000000e a0000016\n"), "{out}");
+    assert!(out.contains("\n40003004: 0 0 40000001 50000001 4000300a dead exc 25 at v\n"), "{out}");
+    assert!(out.ends_with("\nptevaddr 4030201 0 0 ffd00008\nitlbcfg 1130000 dtlbcfg 1130000\n"), "{out}");
+}
+
+#[test]
 fn double_precision_matches_qemu() {
     // de233_fpu's DFP option: every double arithmetic, conversion and
     // compare over edge operands in all four rounding modes (checksums of
