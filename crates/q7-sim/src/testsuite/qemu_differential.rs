@@ -391,12 +391,16 @@ fn double_precision_matches_qemu() {
     // de233_fpu's DFP option: every double arithmetic, conversion and
     // compare over edge operands in all four rounding modes (checksums of
     // results and FSR), the step instructions, wfrd/rfrd, the high half
-    // single ops leave, updating loads and stores, alignment, CPENABLE.
+    // single ops leave, updating loads and stores, alignment, CPENABLE,
+    // DBREAK on the double accesses.
     let (code, out) = compare("de233_fpu", "2", "dfp", &["dfp.c"]);
     assert_eq!(code, 43, "{out}");
     assert_eq!(out.lines().filter(|l| l.contains(" sum ")).count(), 160, "{out}");
     for line in ["wfrd 12345678 9abcdef0", "hi after wfr ffffffff bf800000", "hi after mov.s bf800000 deadbeef"] {
         assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
     }
-    assert!(out.ends_with("cp off: count cause 1 20\ncp off: cpenable 1 0\ndone\n"), "{out}");
+    assert!(out.contains("\ncp off: count cause 1 20\ncp off: cpenable 1 0\n"), "{out}");
+    // DBREAK on the 8-byte loads and stores.
+    assert!(out.contains("\ndbreak sdi byte 7: 6 4\n epc ok 1 0\n"), "{out}");
+    assert!(out.ends_with("\ndbreak ldi next: 0 0\n epc ok 0 0\ndone\n"), "{out}");
 }

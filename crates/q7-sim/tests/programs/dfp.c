@@ -18,6 +18,7 @@ void d_ldst(unsigned *buf, unsigned out[6]);
 unsigned d_ldi_at(void *p);
 void d_sdi_at(void *p, unsigned hi);
 unsigned d_cp_off(void);
+unsigned d_dbreak_ldi(void *p, unsigned a, unsigned c), d_dbreak_sdi(void *p, unsigned a, unsigned c);
 void fp_set_fcr(unsigned), fp_set_fsr(unsigned);
 unsigned fp_fsr(void);
 
@@ -187,6 +188,26 @@ int main(void) {
   unsigned cp = d_cp_off();
   show2("cp off: count cause", sys_rec.count, sys_rec.cause);
   show2("cp off: cpenable", cp, 0);
+  /* DBREAK on the 8-byte accesses (the level-6 handler disarms it). */
+  static const struct {
+    const char *name;
+    int store;
+    unsigned at, control;
+  } watches[] = {
+      {"dbreak ldi byte 4", 0, 12, (1u << 30) | 0x3f}, {"dbreak sdi byte 7", 1, 15, (1u << 31) | 0x3f},
+      {"dbreak ldi on sb", 0, 8, (1u << 31) | 0x38},   {"dbreak ldi next", 0, 16, (1u << 30) | 0x38},
+  };
+  for (unsigned i = 0; i < 4; i++) {
+    sys_irq.seq = 0;
+    sys_irq.debugcause = 0;
+    sys_irq.epc_add = 0;
+    unsigned base = (unsigned)cell;
+    unsigned pc = watches[i].store ? d_dbreak_sdi(&cell[1], base + watches[i].at, watches[i].control)
+                                   : d_dbreak_ldi(&cell[1], base + watches[i].at, watches[i].control);
+    t_puts(watches[i].name);
+    show2(":", sys_irq.seq, sys_irq.debugcause);
+    show2(" epc ok", sys_irq.seq ? sys_irq.epc == pc : 0, 0);
+  }
   sys_rec.skip = 0;
   t_puts("done\n");
   return 43;

@@ -143,4 +143,26 @@ FUNC(d_cp_off)
 	rsync
 	mov a2, a9
 	retw
+/* unsigned d_dbreak_ldi(void *p, unsigned a, unsigned c), d_dbreak_sdi(...):
+ * DBREAKA0/C0 = a, c, then ldi (sdi) f1 at p; returns the access's pc. */
+	.section .text.d_dbreak_ldi, "ax", @progbits
+	.p2align 2
+.Ldldi_at:	.4byte 1f
+	.global d_dbreak_ldi
+d_dbreak_ldi:	entry a1, 32
+	wsr a3, dbreaka0; wsr a4, dbreakc0; isync
+1:	LDI(1, 2, 0)
+	movi a3, 0; wsr a3, dbreakc0
+	l32r a2, .Ldldi_at
+	retw
+	.section .text.d_dbreak_sdi, "ax", @progbits
+	.p2align 2
+.Ldsdi_at:	.4byte 1f
+	.global d_dbreak_sdi
+d_dbreak_sdi:	entry a1, 32
+	wsr a3, dbreaka0; wsr a4, dbreakc0; isync
+1:	SDI(1, 2, 0)
+	movi a3, 0; wsr a3, dbreakc0
+	l32r a2, .Ldsdi_at
+	retw
 	.section .note.GNU-stack, "", @progbits
