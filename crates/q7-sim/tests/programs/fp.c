@@ -63,6 +63,10 @@ int main(void) {
     show(" float", fp_float0(16777217));
     show(" ufloat", fp_ufloat3(0xffffffffu));
     show(" round", (unsigned)fp_round0(0x40200000u));
+    /* An exact zero sum is -0 when rounding down. */
+    show(" cancel", fp_sub(ONE, ONE));
+    show(" zeros", fp_add(0, 0x80000000u));
+    show(" madd0", fp_madd(0, 0x80000000u, ONE));
   }
   fp_set_fcr(0);
   show("inf-inf", fp_sub(INF, INF));

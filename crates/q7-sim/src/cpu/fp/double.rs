@@ -12,7 +12,7 @@
 //! representable: results deep in the subnormal range can be off by the
 //! rounding of `e`.)
 
-use super::{flag, is_snan, round_mode, round_pair, two_sum, Round};
+use super::{flag, is_snan, round_mode, round_pair, two_sum, zero_sum, Round};
 use crate::cpu::exec::Trap;
 use crate::cpu::Cpu;
 use crate::mem::Memory;
@@ -134,21 +134,6 @@ fn fused_error(acc: f64, x: f64, y: f64, r: f64) -> (f64, f64) {
         return (e, scale * inner);
     }
     (base + x.mul_add(y, -p), scale)
-}
-
-/// The sign an exact zero sum of `x` and `y` takes in `mode`: negative
-/// when rounding down unless both are +0, else positive unless both are -0.
-fn zero_sum(x: f64, y: f64, mode: Round) -> f64 {
-    let negative = if mode == Round::Down {
-        !(x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive())
-    } else {
-        x == 0.0 && y == 0.0 && x.is_sign_negative() && y.is_sign_negative()
-    };
-    if negative {
-        -0.0
-    } else {
-        0.0
-    }
 }
 
 impl Cpu {
