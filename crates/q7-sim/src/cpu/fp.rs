@@ -284,7 +284,12 @@ impl Cpu {
                     Kind::CeilS => Round::Up,
                     _ => Round::Zero,
                 };
-                let value = self.fp_to_int(f64::from(self.f(b)), op.imm, mode, op.kind == Kind::UtruncS);
+                let x = self.f(b);
+                // QEMU scales in binary32 first (float32_scalbn), which can overflow.
+                if x.is_finite() && (x * (1u32 << op.imm.min(15)) as f32).is_infinite() {
+                    self.fsr |= flag::OVERFLOW | flag::INEXACT;
+                }
+                let value = self.fp_to_int(f64::from(x), op.imm, mode, op.kind == Kind::UtruncS);
                 self.ar[usize::from(a & 15)] = value;
             }
             Kind::FloatS | Kind::UfloatS => {

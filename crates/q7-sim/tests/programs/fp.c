@@ -76,6 +76,8 @@ int main(void) {
   show("negzero", fp_add(0x80000000u, 0x80000000u));
   show("cancel", fp_sub(ONE, ONE));
   show("trunc", (unsigned)fp_trunc2(0xc0300000u));
+  /* 2^127 * 4 overflows binary32 before the conversion. */
+  show("trunc_ovf", (unsigned)fp_trunc2(0x7f000000u));
   show("floor", (unsigned)fp_floor0(0xc0200000u));
   show("ceil", (unsigned)fp_ceil1(0xc0200000u));
   show("round_half", (unsigned)fp_round0(0x40600000u));
