@@ -233,6 +233,21 @@ mod tests {
     }
 
     #[test]
+    fn double_precision_text() {
+        // Neither LLVM 22 nor GNU objdump knows the DFP option: the names
+        // and operand order are QEMU's de233_fpu tables' (ISA order).
+        assert_eq!(text(&[0x20, 0x01, 0x0f], 0), "add.d\tf0, f1, f2");
+        assert_eq!(text(&[0x13, 0x12, 0x01], 0), "ldi\tf1, a2, 8");
+        assert_eq!(text(&[0x90, 0x18, 0x8e], 0), "wfrd\tf1, a8, a9");
+        assert_eq!(text(&[0x40, 0x81, 0xff], 0), "rfrd\ta8, f1");
+        assert_eq!(text(&[0x30, 0x03, 0xff], 0), "const.d\tf0, 3");
+        assert_eq!(text(&[0x00, 0x81, 0x8f], 0), "round.d\ta8, f1, 0");
+        assert_eq!(text(&[0x20, 0x01, 0x1e], 0), "un.d\tb0, f1, f2");
+        assert_eq!(text(&[0x20, 0x01, 0xfa], 0), "cvtd.s\tf0, f1");
+        assert!(decode(&[0x20, 0x01, 0x0f], 0, &IsaOptions::vision_q7()).is_err(), "not on the Vision Q7");
+    }
+
+    #[test]
     fn symbolized_target() {
         let insn = decode(&[0x95, 0xff, 0xff], 6, &IsaOptions::full()).unwrap();
         let symbols = |addr: u32| (addr == 0).then(|| "start".to_string());

@@ -56,6 +56,8 @@ pub(crate) enum Field {
     Uimm8x1,
     Uimm8x2,
     Uimm8x4,
+    /// `ldi`/`sdi`: unsigned 8-bit offset scaled by 8.
+    Uimm8x8,
     /// `l32i.n`/`s32i.n`: `r` scaled by 4.
     Uimm4x4,
     /// The cache-lock group (`dpfl`, `ihu`...): bits 20..24 scaled by 16.
@@ -160,6 +162,7 @@ impl Field {
             Field::Uimm8x1 => Operand::Imm(imm8(w) as i32),
             Field::Uimm8x2 => Operand::Imm((imm8(w) << 1) as i32),
             Field::Uimm8x4 => Operand::Imm((imm8(w) << 2) as i32),
+            Field::Uimm8x8 => Operand::Imm((imm8(w) << 3) as i32),
             Field::Uimm4x4 => Operand::Imm((r(w) << 2) as i32),
             Field::Uimm4x16 => Operand::Imm((format::bits(w, 20, 4) << 4) as i32),
             Field::EntryFrame => Operand::Imm((imm12(w) << 3) as i32),
@@ -295,6 +298,7 @@ impl Field {
             Field::Uimm8x1 => scaled(1, 255).map(|x| x << 16),
             Field::Uimm8x2 => scaled(2, 255).map(|x| x << 16),
             Field::Uimm8x4 => scaled(4, 255).map(|x| x << 16),
+            Field::Uimm8x8 => scaled(8, 255).map(|x| x << 16),
             Field::Uimm4x4 => scaled(4, 15).map(|x| x << 12),
             Field::Uimm4x16 => scaled(16, 15).map(|x| x << 20),
             Field::EntryFrame => scaled(8, 4095).map(|x| x << 12),
@@ -385,6 +389,7 @@ mod tests {
                 Field::Simm8,
                 Field::Simm8Shl8,
                 Field::Uimm8x4,
+                Field::Uimm8x8,
                 Field::Uimm4x16,
                 Field::EntryFrame,
                 Field::SlliAmount,

@@ -57,6 +57,9 @@ features! {
     Boolean => &["bool"],
     /// Single-precision floating point (coprocessor 0), FCR/FSR.
     SingleFloat => &["fp"],
+    /// Double-precision floating point (the DFP option, coprocessor 0 with
+    /// 64-bit f registers): `add.d`, `ldi`, `wfrd`... LLVM 22 lacks it.
+    DoubleFloat => &[],
     /// `s32c1i`, SCOMPARE1, ATOMCTL.
     S32c1i => &["s32c1i"],
     /// Multiprocessor synchronization: `l32ai`, `s32ri` (not modelled by LLVM).
@@ -190,7 +193,7 @@ impl IsaOptions {
     /// single-precision FPU; no MAC16. FLIX bundle lengths are not modelled.
     pub const fn vision_q7() -> IsaOptions {
         IsaOptions {
-            features: FeatureSet::all().without(Feature::Mac16),
+            features: FeatureSet::all().without(Feature::Mac16).without(Feature::DoubleFloat),
             lx_scalar: false,
             bundle_lengths: [None, None],
             fp_post_increment: true,

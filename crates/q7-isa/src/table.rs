@@ -59,6 +59,7 @@ const WINDOWED: &[Feature] = &[Feature::Windowed];
 const BOOLEAN: &[Feature] = &[Feature::Boolean];
 const FP: &[Feature] = &[Feature::SingleFloat];
 const MAC16: &[Feature] = &[Feature::Mac16];
+const DFP: &[Feature] = &[Feature::DoubleFloat];
 const DENSITY: &[Feature] = &[Feature::Density];
 const DCACHE: &[Feature] = &[Feature::DataCache];
 const ICACHE: &[Feature] = &[Feature::InstCache];
@@ -94,6 +95,10 @@ const fn tlb(r: u32) -> Pattern {
 /// FP1OP group (op0 = 0, op1 = 0xa, op2 = 0xf) selected by t.
 const fn fp1op(t: u32) -> Pattern {
     qrst(0xa, 0xf).t(t)
+}
+/// DFP1OP group (op0 = 0, op1 = 0xf, op2 = 0xf) selected by t.
+const fn dfp1op(t: u32) -> Pattern {
+    qrst(0xf, 0xf).t(t)
 }
 /// LSAI group (op0 = 2) selected by r.
 const fn lsai(r: u32) -> Pattern {
@@ -265,6 +270,10 @@ pub(crate) static TABLE: &[Spec] = &[
     spec(Ssx, qrst(8, 4), &[FrR, ArS, ArT], FP),
     fp_update(Ssxu, qrst(8, 5), &[FrR, ArS, ArT], FpForm::PreUpdate),
     fp_update(Ssxp, qrst(8, 5), &[FrR, ArS, ArT], FpForm::PostIncrement),
+    spec(Ldx, qrst(8, 2), &[FrR, ArS, ArT], DFP),
+    spec(Ldxp, qrst(8, 3), &[FrR, ArS, ArT], DFP),
+    spec(Sdx, qrst(8, 6), &[FrR, ArS, ArT], DFP),
+    spec(Sdxp, qrst(8, 7), &[FrR, ArS, ArT], DFP),
     // LSC4 (op1 = 9).
     spec(L32e, qrst(9, 0), &[ArT, ArS, L32eOffset], WINDOWED),
     spec(S32e, qrst(9, 4), &[ArT, ArS, L32eOffset], WINDOWED),
@@ -285,6 +294,7 @@ pub(crate) static TABLE: &[Spec] = &[
     spec(UtruncS, qrst(0xa, 0xe), &[ArR, FrS, Uimm4T], FP),
     spec(MovS, fp1op(0), FF, FP),
     spec(AbsS, fp1op(1), FF, FP),
+    spec(CvtdS, fp1op(2), FF, DFP),
     spec(ConstS, fp1op(3), &[FrR, Uimm4S], FP),
     spec(Rfr, fp1op(4), &[ArR, FrS], FP),
     spec(Wfr, fp1op(5), &[FrR, ArS], FP),
@@ -312,6 +322,45 @@ pub(crate) static TABLE: &[Spec] = &[
     spec(MovgezS, qrst(0xb, 0xb), &[FrR, FrS, ArT], FP),
     spec(MovfS, qrst(0xb, 0xc), &[FrR, FrS, BrT], &[Feature::SingleFloat, Feature::Boolean]),
     spec(MovtS, qrst(0xb, 0xd), &[FrR, FrS, BrT], &[Feature::SingleFloat, Feature::Boolean]),
+    // DFP1 (op1 = 0xe): compares and wfrd (QEMU's de233_fpu tables).
+    spec(UnD, qrst(0xe, 1), &[BrR, FrS, FrT], DFP),
+    spec(OeqD, qrst(0xe, 2), &[BrR, FrS, FrT], DFP),
+    spec(UeqD, qrst(0xe, 3), &[BrR, FrS, FrT], DFP),
+    spec(OltD, qrst(0xe, 4), &[BrR, FrS, FrT], DFP),
+    spec(UltD, qrst(0xe, 5), &[BrR, FrS, FrT], DFP),
+    spec(OleD, qrst(0xe, 6), &[BrR, FrS, FrT], DFP),
+    spec(UleD, qrst(0xe, 7), &[BrR, FrS, FrT], DFP),
+    spec(Wfrd, qrst(0xe, 8), &[FrR, ArS, ArT], DFP),
+    // DFP0 (op1 = 0xf), laid out as FP0.
+    spec(AddD, qrst(0xf, 0), FFF, DFP),
+    spec(SubD, qrst(0xf, 1), FFF, DFP),
+    spec(MulD, qrst(0xf, 2), FFF, DFP),
+    spec(MaddD, qrst(0xf, 4), FFF, DFP),
+    spec(MsubD, qrst(0xf, 5), FFF, DFP),
+    spec(MaddnD, qrst(0xf, 6), FFF, DFP),
+    spec(DivnD, qrst(0xf, 7), FFF, DFP),
+    spec(RoundD, qrst(0xf, 8), &[ArR, FrS, Uimm4T], DFP),
+    spec(TruncD, qrst(0xf, 9), &[ArR, FrS, Uimm4T], DFP),
+    spec(FloorD, qrst(0xf, 0xa), &[ArR, FrS, Uimm4T], DFP),
+    spec(CeilD, qrst(0xf, 0xb), &[ArR, FrS, Uimm4T], DFP),
+    spec(FloatD, qrst(0xf, 0xc), &[FrR, ArS, Uimm4T], DFP),
+    spec(UfloatD, qrst(0xf, 0xd), &[FrR, ArS, Uimm4T], DFP),
+    spec(UtruncD, qrst(0xf, 0xe), &[ArR, FrS, Uimm4T], DFP),
+    spec(MovD, dfp1op(0), FF, DFP),
+    spec(AbsD, dfp1op(1), FF, DFP),
+    spec(CvtsD, dfp1op(2), FF, DFP),
+    spec(ConstD, dfp1op(3), &[FrR, Uimm4S], DFP),
+    spec(Rfrd, dfp1op(4), &[ArR, FrS], DFP),
+    spec(NegD, dfp1op(6), FF, DFP),
+    spec(Div0D, dfp1op(7), FF, DFP),
+    spec(Recip0D, dfp1op(8), FF, DFP),
+    spec(Sqrt0D, dfp1op(9), FF, DFP),
+    spec(Rsqrt0D, dfp1op(0xa), FF, DFP),
+    spec(Nexp01D, dfp1op(0xb), FF, DFP),
+    spec(MksadjD, dfp1op(0xc), FF, DFP),
+    spec(MkdadjD, dfp1op(0xd), FF, DFP),
+    spec(AddexpD, dfp1op(0xe), FF, DFP),
+    spec(AddexpmD, dfp1op(0xf), FF, DFP),
     // ---- op0 = 1: L32R ----
     spec(L32r, Pattern::wide(1), &[ArT, L32rTarget], CORE),
     // ---- op0 = 2: LSAI, selected by r ----
@@ -350,6 +399,10 @@ pub(crate) static TABLE: &[Spec] = &[
     // ---- op0 = 3: LSCI, selected by r ----
     spec(Lsi, Pattern::wide(3).r(0), &[FrT, ArS, Uimm8x4], FP),
     spec(Ssi, Pattern::wide(3).r(4), &[FrT, ArS, Uimm8x4], FP),
+    spec(Ldi, Pattern::wide(3).r(1), &[FrT, ArS, Uimm8x8], DFP),
+    spec(Sdi, Pattern::wide(3).r(5), &[FrT, ArS, Uimm8x8], DFP),
+    spec(Ldip, Pattern::wide(3).r(9), &[FrT, ArS, Uimm8x8], DFP),
+    spec(Sdip, Pattern::wide(3).r(0xd), &[FrT, ArS, Uimm8x8], DFP),
     fp_update(Lsiu, Pattern::wide(3).r(8), &[FrT, ArS, Uimm8x4], FpForm::PreUpdate),
     fp_update(Lsip, Pattern::wide(3).r(8), &[FrT, ArS, Uimm8x4], FpForm::PostIncrement),
     fp_update(Ssiu, Pattern::wide(3).r(0xc), &[FrT, ArS, Uimm8x4], FpForm::PreUpdate),

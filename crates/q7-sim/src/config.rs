@@ -144,6 +144,9 @@ pub struct CoreConfig {
     /// instructions read and write each 512 MiB region's attribute. Without
     /// it they are not modelled.
     pub region_protection: bool,
+    /// The MMU option's TLBs (de233_fpu): the TLB instructions work on
+    /// them; translation is not applied (see `cpu::mmu`).
+    pub mmu: bool,
 }
 
 impl CoreConfig {
@@ -165,6 +168,7 @@ impl CoreConfig {
             registers: RegisterAccess::ALL,
             interrupts: None,
             region_protection: false,
+            mmu: false,
         }
     }
 
@@ -199,6 +203,7 @@ impl CoreConfig {
             ]),
             interrupts: Some(InterruptConfig::qemu_sample()),
             region_protection: true,
+            mmu: false,
         }
     }
 
@@ -208,7 +213,7 @@ impl CoreConfig {
     pub fn de233_fpu() -> CoreConfig {
         CoreConfig {
             name: "de233_fpu",
-            isa: IsaOptions::vision_q7().without(Feature::Mul32High).with(Feature::Mac16),
+            isa: IsaOptions::vision_q7().without(Feature::Mul32High).with(Feature::Mac16).with(Feature::DoubleFloat),
             nareg: 32,
             vecbase: 0x2000,
             reset_ps: 0x1f,
@@ -226,8 +231,8 @@ impl CoreConfig {
                 [!0, !0, !0, !0, !0, !0, !0, 0xfffffc3f],
             ]),
             interrupts: Some(InterruptConfig::qemu_sample()),
-            // An MMU with page tables and rings: not modelled.
             region_protection: false,
+            mmu: true,
         }
     }
 

@@ -187,6 +187,12 @@ pub enum Kind {
     /// MAC16: a, b = the multiplicands' registers (AR or M, see imm),
     /// c = the load base AR; imm packs [`mac16`]'s fields.
     Mac16,
+    /// An FP op on a core whose f registers are 64 bits wide (the
+    /// double-precision option): every double op, and every single op
+    /// there (QEMU writes their high halves too). The interpreter runs it
+    /// by `opcode` (a, b, c, imm as the single form's or, for the double
+    /// forms, laid out the same way); compiled code leaves it to it.
+    Fp64,
     /// A TLB instruction: imm = [`tlb`] operation, a = at, b = as.
     Tlb,
     /// A cache instruction naming a line by address (`dhwb`, `dhwbi`,
@@ -201,7 +207,84 @@ pub enum Kind {
     Undecodable,
 }
 
+/// [`translate`] for a core configured by `isa`: with the double-precision
+/// option every FP op becomes [`Kind::Fp64`].
+pub fn translate_for(insn: &Insn, isa: &q7_isa::IsaOptions) -> Op {
+    let mut op = translate(insn);
+    if isa.has(q7_isa::Feature::DoubleFloat) && op.kind.is_single_fp() {
+        op.kind = Kind::Fp64;
+    }
+    op
+}
+
+/// The single-precision kind of an FP opcode ([`Kind::Fp64`]'s runs).
+pub fn single_kind(opcode: Opcode) -> Kind {
+    let insn = Insn { op: opcode, len: 3, pc: 0, operands: q7_isa::Operands::new() };
+    translate(&insn).kind
+}
+
 impl Kind {
+    /// The single-precision FP kinds (coprocessor 0).
+    pub fn is_single_fp(self) -> bool {
+        use Kind::*;
+        matches!(
+            self,
+            AddS | SubS
+                | MulS
+                | MaddS
+                | MsubS
+                | MaddnS
+                | DivnS
+                | MovS
+                | AbsS
+                | NegS
+                | ConstS
+                | Div0S
+                | Recip0S
+                | Sqrt0S
+                | Rsqrt0S
+                | Nexp01S
+                | MksadjS
+                | MkdadjS
+                | AddexpS
+                | AddexpmS
+                | Rfr
+                | Wfr
+                | RoundS
+                | TruncS
+                | FloorS
+                | CeilS
+                | UtruncS
+                | FloatS
+                | UfloatS
+                | UnS
+                | OeqS
+                | UeqS
+                | OltS
+                | UltS
+                | OleS
+                | UleS
+                | MoveqzS
+                | MovnezS
+                | MovltzS
+                | MovgezS
+                | MovfS
+                | MovtS
+                | Lsi
+                | Lsiu
+                | Lsip
+                | Lsx
+                | Lsxu
+                | Lsxp
+                | Ssi
+                | Ssiu
+                | Ssip
+                | Ssx
+                | Ssxu
+                | Ssxp
+        )
+    }
+
     /// Whether the op's only effects are on the core's own registers, plus
     /// loads: no store, no special-register write, nothing that reaches
     /// the machine (what the deadlock look ahead may run).
@@ -234,6 +317,7 @@ impl Kind {
                 | Syscall
                 | Waiti
                 | Mac16
+                | Fp64
                 | Tlb
                 | Unsupported
                 | Undecodable
@@ -782,6 +866,19 @@ pub fn translate(insn: &Insn) -> Op {
         O::Ssx => rrr(&mut op, Ssx),
         O::Ssxu => rrr(&mut op, Ssxu),
         O::Ssxp => rrr(&mut op, Ssxp),
+        O::AddD | O::SubD | O::MulD | O::MaddD | O::MsubD | O::MaddnD | O::DivnD | O::Wfrd => rrr(&mut op, Fp64),
+        O::UnD | O::OeqD | O::UeqD | O::OltD | O::UltD | O::OleD | O::UleD => rrr(&mut op, Fp64),
+        O::Ldx | O::Ldxp | O::Sdx | O::Sdxp => rrr(&mut op, Fp64),
+        O::MovD | O::AbsD | O::NegD | O::CvtsD | O::CvtdS | O::Rfrd => rr(&mut op, Fp64),
+        O::Div0D | O::Recip0D | O::Sqrt0D | O::Rsqrt0D | O::Nexp01D => rr(&mut op, Fp64),
+        O::MksadjD | O::MkdadjD | O::AddexpD | O::AddexpmD => rr(&mut op, Fp64),
+        O::RoundD | O::TruncD | O::FloorD | O::CeilD | O::UtruncD | O::FloatD | O::UfloatD => rri(&mut op, Fp64),
+        O::Ldi | O::Ldip | O::Sdi | O::Sdip => rri(&mut op, Fp64),
+        O::ConstD => {
+            op.kind = Fp64;
+            op.a = r(0);
+            op.imm = v(1);
+        }
         O::Ritlb0 | O::Ritlb1 | O::Rdtlb0 | O::Rdtlb1 | O::Pitlb | O::Pdtlb | O::Witlb | O::Wdtlb => {
             rr(&mut op, Tlb);
             op.imm = tlb::of(insn.op);

@@ -11,9 +11,9 @@
 //! sides is agreement.
 //!
 //! Known disagreements (allow-list, each counted and reported):
-//! * `simcall`, `ssa8b`, `rer`, `wer`, `l32ai`, `s32ri` and the cache
-//!   instructions (`dhwb`, `iii`...): ISA instructions LLVM 22 does not
-//!   define; it prints `<unknown>`.
+//! * `simcall`, `ssa8b`, `rer`, `wer`, `l32ai`, `s32ri`, the cache
+//!   instructions (`dhwb`, `iii`...) and the double-precision ones (`add.d`,
+//!   `ldi`...): ISA instructions LLVM 22 does not define; it prints `<unknown>`.
 //! * `addmi`: LLVM 22 prints the immediate as 0 whatever the encoding; we
 //!   compare with 0 in its place (GNU objdump checks the real value).
 //! * `l32r`: LLVM 22 sign-extends the 18-bit offset from 17 bits and so prints
@@ -59,6 +59,53 @@ const LLVM_LACKS: &[Opcode] = &[
     Opcode::Iiu,
     Opcode::Ihi,
     Opcode::Iii,
+    // The double-precision option (LLVM 22's `dfpaccel` is another thing).
+    Opcode::AddD,
+    Opcode::SubD,
+    Opcode::MulD,
+    Opcode::MaddD,
+    Opcode::MsubD,
+    Opcode::MaddnD,
+    Opcode::DivnD,
+    Opcode::RoundD,
+    Opcode::TruncD,
+    Opcode::FloorD,
+    Opcode::CeilD,
+    Opcode::FloatD,
+    Opcode::UfloatD,
+    Opcode::UtruncD,
+    Opcode::MovD,
+    Opcode::AbsD,
+    Opcode::CvtsD,
+    Opcode::CvtdS,
+    Opcode::ConstD,
+    Opcode::Rfrd,
+    Opcode::Wfrd,
+    Opcode::NegD,
+    Opcode::Div0D,
+    Opcode::Recip0D,
+    Opcode::Sqrt0D,
+    Opcode::Rsqrt0D,
+    Opcode::Nexp01D,
+    Opcode::MksadjD,
+    Opcode::MkdadjD,
+    Opcode::AddexpD,
+    Opcode::AddexpmD,
+    Opcode::UnD,
+    Opcode::OeqD,
+    Opcode::UeqD,
+    Opcode::OltD,
+    Opcode::UltD,
+    Opcode::OleD,
+    Opcode::UleD,
+    Opcode::Ldi,
+    Opcode::Sdi,
+    Opcode::Ldip,
+    Opcode::Sdip,
+    Opcode::Ldx,
+    Opcode::Sdx,
+    Opcode::Ldxp,
+    Opcode::Sdxp,
 ];
 
 /// How our text for `insn` compares with LLVM's.

@@ -202,12 +202,8 @@ impl Cpu {
             self.window_overflow(op.pc);
             return Ok(());
         }
-        if self.irq.watching {
-            if let Some(access) = op.data_access(&self.ar) {
-                if self.data_break(op.pc, access) {
-                    return Ok(());
-                }
-            }
+        if self.irq.watching && self.data_break(&op) {
+            return Ok(());
         }
         self.taken = false;
         self.next_pc = op.next_pc();
@@ -304,6 +300,27 @@ impl Cpu {
             Ok(b) => Ok(u32::from_le_bytes(b)),
             Err(f) => Err(self.mem_fault(mem, op, f)),
         }
+    }
+
+    /// An 8-byte load (the double-precision option's `ldi`...), aligned as
+    /// QEMU checks it.
+    pub(crate) fn load64(&mut self, mem: &mut Memory, op: &Op, addr: u32) -> Result<u64, Trap> {
+        let addr = self.aligned(addr, 8);
+        if addr & 7 != 0 {
+            return Err(self.unaligned(op, addr, 8, false));
+        }
+        match mem.load::<8>(self.id, op.pc, addr) {
+            Ok(b) => Ok(u64::from_le_bytes(b)),
+            Err(f) => Err(self.mem_fault(mem, op, f)),
+        }
+    }
+
+    pub(crate) fn store64(&mut self, mem: &mut Memory, op: &Op, addr: u32, value: u64) -> Step {
+        let addr = self.aligned(addr, 8);
+        if addr & 7 != 0 {
+            return Err(self.unaligned(op, addr, 8, true));
+        }
+        mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
     }
 
     #[inline(always)]
@@ -449,6 +466,7 @@ impl Cpu {
                 self.ar[a] = old;
             }
             Kind::Mac16 => return self.mac16(mem, op),
+            Kind::Fp64 => return self.step_fp64(mem, op),
             Kind::Tlb => return self.tlb(op),
             Kind::CacheProbe => {
                 let addr = r[b].wrapping_add(op.imm);

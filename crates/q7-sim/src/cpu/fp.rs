@@ -14,6 +14,7 @@ use crate::mem::Memory;
 use crate::stop::{cause, Stop};
 use crate::uop::{Kind, Op};
 
+pub(crate) mod double;
 mod steps;
 
 /// FSR flag bits.
@@ -52,6 +53,29 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let bb = s - a;
     let e = (a - (s - bb)) + (b - bb);
     (s, e)
+}
+
+/// An exact zero sum of `x` and `y` in `mode`: -0 when rounding down
+/// unless both are +0, else +0 unless both are -0 (IEEE 754).
+fn zero_sum(x: f64, y: f64, mode: Round) -> f64 {
+    let negative = if mode == Round::Down {
+        !(x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive())
+    } else {
+        x == 0.0 && y == 0.0 && x.is_sign_negative() && y.is_sign_negative()
+    };
+    if negative {
+        -0.0
+    } else {
+        0.0
+    }
+}
+
+/// [`two_sum`] with an exact zero signed as `mode` signs it.
+fn signed_sum(a: f64, b: f64, mode: Round) -> (f64, f64) {
+    match two_sum(a, b) {
+        (s, e) if s == 0.0 && e == 0.0 => (zero_sum(a, b, mode), 0.0),
+        exact => exact,
+    }
 }
 
 fn is_snan(x: f32) -> bool {
@@ -155,8 +179,8 @@ impl Cpu {
     }
 
     /// Float to integer: `value · 2^scale` rounded in `mode`, saturated.
-    fn fp_to_int(&mut self, value: f32, scale: u32, mode: Round, unsigned: bool) -> u32 {
-        let x = f64::from(value) * f64::from(1u32 << scale.min(15));
+    fn fp_to_int(&mut self, value: f64, scale: u32, mode: Round, unsigned: bool) -> u32 {
+        let x = value * f64::from(1u32 << scale.min(15));
         let rounded = match mode {
             Round::Nearest => x.round_ties_even(),
             Round::Zero => x.trunc(),
@@ -219,7 +243,7 @@ impl Cpu {
                 let (x, y) = (self.f(b), self.f(c));
                 let y2 = if op.kind == Kind::SubS { -y } else { y };
                 let invalid = x.is_infinite() && y2.is_infinite() && x.is_sign_positive() != y2.is_sign_positive();
-                self.fp_result(a, &[y, x], invalid, two_sum(f64::from(x), f64::from(y2)));
+                self.fp_result(a, &[y, x], invalid, signed_sum(f64::from(x), f64::from(y2), round_mode(self.fcr)));
             }
             Kind::MulS => {
                 let (x, y) = (self.f(b), self.f(c));
@@ -236,7 +260,8 @@ impl Cpu {
                     && product.is_sign_positive() != acc.is_sign_positive()
                     && !x.is_nan()
                     && !y.is_nan();
-                self.fp_result(a, &[acc, y, x], zero_inf || inf_inf, two_sum(f64::from(acc), product));
+                let exact = signed_sum(f64::from(acc), product, round_mode(self.fcr));
+                self.fp_result(a, &[acc, y, x], zero_inf || inf_inf, exact);
             }
             Kind::MovS => self.fr[usize::from(a & 15)] = self.fr[usize::from(b & 15)],
             Kind::AbsS => self.fr[usize::from(a & 15)] = self.fr[usize::from(b & 15)] & 0x7fff_ffff,
@@ -259,7 +284,12 @@ impl Cpu {
                     Kind::CeilS => Round::Up,
                     _ => Round::Zero,
                 };
-                let value = self.fp_to_int(self.f(b), op.imm, mode, op.kind == Kind::UtruncS);
+                let x = self.f(b);
+                // QEMU scales in binary32 first (float32_scalbn), which can overflow.
+                if x.is_finite() && (x * (1u32 << op.imm.min(15)) as f32).is_infinite() {
+                    self.fsr |= flag::OVERFLOW | flag::INEXACT;
+                }
+                let value = self.fp_to_int(f64::from(x), op.imm, mode, op.kind == Kind::UtruncS);
                 self.ar[usize::from(a & 15)] = value;
             }
             Kind::FloatS | Kind::UfloatS => {

@@ -229,20 +229,49 @@ impl Cpu {
         enabled != 0 || counting || armed
     }
 
-    /// Before a stepped instruction that loads or stores `access`: a
-    /// DBREAK whose range it overlaps raises a debug exception instead
-    /// (DEBUGCAUSE DB with the breakpoint's number). True when it did.
-    pub(crate) fn data_break(&mut self, pc: u32, access: crate::uop::DataAccess) -> bool {
+    /// Before a stepped instruction: a DBREAK whose range one of its data
+    /// accesses overlaps raises a debug exception instead (DEBUGCAUSE DB
+    /// with the breakpoint's number). True when it did.
+    pub(crate) fn data_break(&mut self, op: &crate::uop::Op) -> bool {
+        use crate::uop::Kind;
+        let r = |n: u8| self.ar[usize::from(n & 15)];
+        // (address, bytes, load, store)
+        let access = match op.kind {
+            // QEMU's compare-and-swap is one access that both reads and
+            // writes: a breakpoint on either kind catches it.
+            // (ATOMCTL's check comes first: when it refuses, no access.)
+            Kind::S32c1i if self.atomctl & 3 == 0 => return false,
+            Kind::S32c1i => (r(op.b).wrapping_add(op.imm), 4, true, true),
+            // MAC16's ldinc/lddec forms load a word from a(c) +/- 4.
+            Kind::Mac16 => match crate::uop::mac16::step(op.imm) {
+                0 => return false,
+                step => (r(op.c).wrapping_add_signed(step), 4, true, false),
+            },
+            // dhwb, dhi, ...: QEMU probes the line with a byte load.
+            Kind::CacheProbe => (r(op.b).wrapping_add(op.imm), 1, true, false),
+            Kind::Fp64 => match super::fp::double::data_access(op, &self.ar) {
+                Some((addr, load, size)) => (addr, size, load, !load),
+                None => return false,
+            },
+            _ => match op.data_access(&self.ar) {
+                Some(a) => (a.addr, a.size, a.load, !a.load),
+                None => return false,
+            },
+        };
+        self.data_break_at(op.pc, access)
+    }
+
+    fn data_break_at(&mut self, pc: u32, (addr, size, load, store): (u32, u32, bool, bool)) -> bool {
         let Some(config) = self.config.interrupts.clone() else { return false };
         let hit = (0..debug::DBREAKS).find(|&i| {
             let control = self.other_sr[usize::from(debug::DBREAKC0 + i)];
-            let wanted = if access.load { debug::DBREAKC_LB } else { debug::DBREAKC_SB };
+            let wanted = if load { debug::DBREAKC_LB } else { 0 } | if store { debug::DBREAKC_SB } else { 0 };
             // The compared bits: DBREAKC's low 6 and everything above.
             let mask = control | !debug::DBREAKC_MASK;
             let start = self.other_sr[usize::from(debug::DBREAKA0 + i)] & mask;
-            let size = u64::from(!mask) + 1;
-            let (from, to) = (u64::from(access.addr), u64::from(access.addr) + u64::from(access.size));
-            control & wanted != 0 && from < u64::from(start) + size && u64::from(start) < to
+            let span = u64::from(!mask) + 1;
+            let (from, to) = (u64::from(addr), u64::from(addr) + u64::from(size));
+            control & wanted != 0 && from < u64::from(start) + span && u64::from(start) < to
         });
         let Some(i) = hit else { return false };
         self.exceptions += 1;

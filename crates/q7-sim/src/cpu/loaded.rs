@@ -15,7 +15,7 @@
 use q7_isa::{decode, IsaOptions};
 
 use crate::alu::AluOp;
-use crate::uop::{translate, Kind, Op};
+use crate::uop::{Kind, Op};
 
 /// Instructions read after the load.
 const LOOK_AHEAD: usize = 12;
@@ -80,7 +80,7 @@ pub fn loaded_value_used(code: &[u8], pc: u32, isa: &IsaOptions) -> bool {
 fn next(code: &[u8], at: &mut usize, pc: u32, isa: &IsaOptions) -> Option<Op> {
     let insn = decode(code.get(*at..)?, pc.wrapping_add(*at as u32), isa).ok()?;
     *at += usize::from(insn.len);
-    Some(translate(&insn))
+    Some(crate::uop::translate_for(&insn, isa))
 }
 
 fn effect(op: &Op, dest: Reg) -> Effect {
@@ -124,6 +124,8 @@ fn writes_a(op: &Op, r: u8) -> bool {
         S8i | S16i | S32i | S32e | Ssi | Ssx => false,
         Lsiu | Lsip | Ssiu | Ssip | Lsxu | Lsxp | Ssxu | Ssxp => op.b == r,
         Movsp => op.a == r,
+        // rfrd, round.d... write a; ldip/sdip and ldxp/sdxp the base.
+        Fp64 => op.a == r || op.b == r,
         kind if kind.is_conditional_branch() || uses_f_registers(kind) => kind == Rfr && op.a == r,
         _ => op.a == r,
     }
@@ -134,7 +136,8 @@ fn uses_f_registers(kind: Kind) -> bool {
     use Kind::*;
     matches!(
         kind,
-        AddS | SubS
+        Fp64 | AddS
+            | SubS
             | MulS
             | MaddS
             | MsubS

@@ -14,6 +14,7 @@ mod exec;
 mod fp;
 pub mod interrupts;
 pub mod loaded;
+mod mmu;
 mod probe;
 mod profiled;
 pub(crate) mod sregs;
@@ -86,6 +87,9 @@ pub struct Cpu {
     pub br: u32,
     /// FP registers f0..f15, as bits.
     pub fr: [u32; 16],
+    /// Their high halves, on cores with the double-precision option (the
+    /// f registers are 64 bits there); zero elsewhere.
+    pub fr_hi: [u32; 16],
     pub fcr: u32,
     pub fsr: u32,
     pub epc1: u32,
@@ -108,6 +112,8 @@ pub struct Cpu {
     /// Region protection: each 512 MiB region's attribute, instruction
     /// and data side.
     pub region_attr: [[u8; 8]; 2],
+    /// The MMU's TLBs, on cores with the option.
+    pub(crate) tlbs: Option<Box<mmu::Tlbs>>,
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -140,6 +146,7 @@ impl Cpu {
             lcount: 0,
             br: 0,
             fr: [0; 16],
+            fr_hi: [0; 16],
             fcr: 0,
             fsr: 0,
             epc1: 0,
@@ -157,6 +164,7 @@ impl Cpu {
             irq: interrupts::Irq::new(),
             // QEMU's reset attribute: bypass.
             region_attr: [[2; 8]; 2],
+            tlbs: config.mmu.then(|| Box::new(mmu::Tlbs::new())),
             insns: 0,
             cycles: 0,
             exceptions: 0,
@@ -166,6 +174,9 @@ impl Cpu {
             jit: None,
             config,
         };
+        if cpu.tlbs.is_some() {
+            cpu.other_sr[usize::from(mmu::reg::RASID)] = mmu::RASID_RESET;
+        }
         cpu.update_window_check();
         cpu
     }

@@ -41,6 +41,11 @@ impl Cpu {
         if let Some(value) = self.read_interrupt_register(n) {
             return value;
         }
+        if n == super::mmu::reg::PTEVADDR && self.tlbs.is_some() {
+            // QEMU composes it on reading: the page-table base with the
+            // PTE address of the last faulting EXCVADDR.
+            return (self.other_sr[usize::from(n)] | self.excvaddr >> 10) & !3;
+        }
         match n {
             sr::LBEG => self.lbeg,
             sr::LEND => self.lend,
@@ -67,6 +72,10 @@ impl Cpu {
 
     pub(crate) fn write_sr(&mut self, n: u8, value: u32) {
         if self.write_interrupt_register(n, value) {
+            return;
+        }
+        if let (true, Some(value)) = (self.tlbs.is_some(), super::mmu::written(n, value)) {
+            self.other_sr[usize::from(n)] = value;
             return;
         }
         match n {

@@ -20,6 +20,14 @@ impl Cpu {
     /// The attributes do not restrict accesses here.
     pub(super) fn tlb(&mut self, op: &Op) -> Step {
         use crate::uop::tlb;
+        if self.tlbs.is_some() {
+            let (a, v) = (usize::from(op.a & 15), self.ar[usize::from(op.b & 15)]);
+            if let Err((exc, vaddr)) = self.mmu_tlb(op.imm, a, v) {
+                let report = Stop::Unhandled { pc: op.pc, cause: exc };
+                return Err(self.exception(op, exc, Some(vaddr), report));
+            }
+            return Ok(());
+        }
         if !self.config.region_protection {
             return Err(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }.into());
         }

@@ -342,7 +342,8 @@ fn interrupts_and_timers_match_qemu() {
 fn debug_exceptions_match_qemu() {
     // break/break.n below and at the debug level, ICOUNT wrapping at three
     // starting counts (where the exception lands, ICOUNT after), ICOUNT
-    // counting, IBREAKA0 with IBREAKENABLE, DBREAK hits and misses.
+    // counting, IBREAKA0 with IBREAKENABLE, DBREAK hits and misses on
+    // every access kind.
     for cpu in ["de212", "de233_fpu"] {
         let (code, out) = compare(cpu, "2", "debug", &["debug.c"]);
         assert_eq!(code, 37, "{out}");
@@ -351,6 +352,13 @@ fn debug_exceptions_match_qemu() {
         }
         assert!(out.contains("icount fffffffc: seq=6 cause=1 at=9 icount=ffffffff\n"), "{out}");
         assert!(out.contains("\nstore_hit: seq=6 cause=104 epc_ok=1\nload_on_store_break: seq=0 "), "{out}");
+        // s32c1i, ldinc/lddec (and a MAC16 op's load), dhwb.
+        for hit in ["s32c1i_load", "s32c1i_store", "ldinc_hit", "lddec_hit", "mula_ldinc_hit", "dhwb_hit"] {
+            assert!(out.contains(&format!("\n{hit}: seq=6 cause=4 epc_ok=1\n")), "{hit}: {out}");
+        }
+        for miss in ["s32c1i_other", "ldinc_store_break", "ldinc_other", "lddec_other", "dhwb_other"] {
+            assert!(out.contains(&format!("\n{miss}: seq=0 cause=0 epc_ok=0\n")), "{miss}: {out}");
+        }
     }
 }
 
@@ -362,4 +370,37 @@ fn region_protection_tlb_matches_qemu() {
     assert_eq!(code, 41, "{out}");
     assert!(out.starts_with("1234567: 0 2 0 2 1 1\n"), "{out}");
     assert!(out.contains("\n80000000: 80000000 80000001 80000000 8000000f 80000001 80000001\n"), "{out}");
+}
+
+#[test]
+fn mmu_tlb_instructions_match_qemu() {
+    // de233_fpu's MMU TLBs: every way's entries at reset (way 6 the
+    // identity map), writes in ways 1, 2, 4, 5, 7 and 9 read back and
+    // probed (rings through RASID, a multi-hit's exception 25),
+    // invalidation, the registers' masks and PTEVADDR as read.
+    let (code, out) = compare("de233_fpu", "2", "mmu", &["mmu.c"]);
+    assert_eq!(code, 45, "{out}");
+    assert!(out.starts_with("reset 4030201 0 0 0\n"), "{out}");
+    assert!(out.contains("\na0000006: 1 a0000003 1 a0000003 a000000e a0000016\n"), "{out}");
+    assert!(out.contains("\n40003004: 0 0 40000001 50000001 4000300a dead exc 25 at v\n"), "{out}");
+    assert!(out.ends_with("\nptevaddr 4030201 0 0 ffd00008\nitlbcfg 1130000 dtlbcfg 1130000\n"), "{out}");
+}
+
+#[test]
+fn double_precision_matches_qemu() {
+    // de233_fpu's DFP option: every double arithmetic, conversion and
+    // compare over edge operands in all four rounding modes (checksums of
+    // results and FSR), the step instructions, wfrd/rfrd, the high half
+    // single ops leave, updating loads and stores, alignment, CPENABLE,
+    // DBREAK on the double accesses.
+    let (code, out) = compare("de233_fpu", "2", "dfp", &["dfp.c"]);
+    assert_eq!(code, 43, "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains(" sum ")).count(), 160, "{out}");
+    for line in ["wfrd 12345678 9abcdef0", "hi after wfr ffffffff bf800000", "hi after mov.s bf800000 deadbeef"] {
+        assert!(out.contains(&format!("\n{line}\n")), "{line}: {out}");
+    }
+    assert!(out.contains("\ncp off: count cause 1 20\ncp off: cpenable 1 0\n"), "{out}");
+    // DBREAK on the 8-byte loads and stores.
+    assert!(out.contains("\ndbreak sdi byte 7: 6 4\n epc ok 1 0\n"), "{out}");
+    assert!(out.ends_with("\ndbreak ldi next: 0 0\n epc ok 0 0\ndone\n"), "{out}");
 }

@@ -13,6 +13,9 @@
 
 unsigned do_break(void), do_break_n(void), do_icount(unsigned start), do_ibreak(void), get_icount(void);
 unsigned dbreak_load(unsigned *p, unsigned a, unsigned c), dbreak_store(unsigned char *p, unsigned a, unsigned c);
+unsigned dbreak_s32c1i(unsigned *p, unsigned a, unsigned c, unsigned atomctl);
+unsigned dbreak_ldinc(unsigned *p, unsigned a, unsigned c), dbreak_lddec(unsigned *p, unsigned a, unsigned c);
+unsigned dbreak_mula_ldinc(unsigned *p, unsigned a, unsigned c), dbreak_dhwb(unsigned *p, unsigned a, unsigned c);
 
 #define LB (1u << 30)
 #define SB (1u << 31)
@@ -121,6 +124,31 @@ int main(void) {
   dbreak("load_on_store_break", dbreak_load(&watched[1], w, SB | 0x3f));
   reset_log();
   dbreak("other_word", dbreak_load(&watched[2], w, LB | SB | 0x3c));
+  /* The other access kinds: s32c1i (a read and a write: either kind of
+   * break catches it), MAC16's ldinc/lddec (a load at p +/- 4), dhwb (a
+   * byte load). */
+  reset_log();
+  dbreak("s32c1i_load", dbreak_s32c1i(&watched[1], w, LB | 0x3c, 0x15));
+  reset_log();
+  dbreak("s32c1i_store", dbreak_s32c1i(&watched[1], w, SB | 0x3f, 0x15));
+  reset_log();
+  dbreak("s32c1i_other", dbreak_s32c1i(&watched[2], w, LB | SB | 0x3c, 0x15));
+  reset_log();
+  dbreak("ldinc_hit", dbreak_ldinc(&watched[0], w, LB | 0x3f));
+  reset_log();
+  dbreak("ldinc_store_break", dbreak_ldinc(&watched[0], w, SB | 0x3c));
+  reset_log();
+  dbreak("ldinc_other", dbreak_ldinc(&watched[1], w, LB | 0x3c));
+  reset_log();
+  dbreak("lddec_hit", dbreak_lddec(&watched[2], w, LB | 0x3c));
+  reset_log();
+  dbreak("lddec_other", dbreak_lddec(&watched[1], w, LB | 0x3c));
+  reset_log();
+  dbreak("mula_ldinc_hit", dbreak_mula_ldinc(&watched[0], w + 2, LB | 0x3e));
+  reset_log();
+  dbreak("dhwb_hit", dbreak_dhwb(&watched[1], w, LB | 0x3f));
+  reset_log();
+  dbreak("dhwb_other", dbreak_dhwb(&watched[2], w, LB | 0x3c));
   t_puts("done\n");
   return 37;
 }

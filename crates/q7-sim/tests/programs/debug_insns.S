@@ -107,4 +107,26 @@ dbreak_store:	/* unsigned dbreak_store(unsigned char *p, unsigned a, unsigned c)
 	l32r	a2, .Ldstore_at
 	retw
 
+/* The other access kinds DBREAK watches. Each: DBREAKA0/C0 = a, c; one
+ * access through p; DBREAKC0 = 0; returns where the access is. */
+#define WATCH(name, label, ...) \
+	.section .text.name, "ax", @progbits; \
+	.global name; .p2align 2; \
+label:	.4byte 1f; \
+name:	entry a1, 32; \
+	wsr a3, dbreaka0; wsr a4, dbreakc0; isync; mov a6, a2; \
+	__VA_ARGS__; \
+	movi a3, 0; wsr a3, dbreakc0; l32r a2, label; retw
+
+/* unsigned dbreak_s32c1i(unsigned *p, unsigned a, unsigned c, unsigned atomctl):
+ * s32c1i under ATOMCTL = atomctl (restored after); SCOMPARE1 = 0. */
+WATCH(dbreak_s32c1i, .Lds32c1i_at, rsr a7, atomctl; wsr a5, atomctl; movi a8, 0; wsr a8, scompare1; movi a8, 7;
+1:	s32c1i a8, a6, 0; wsr a7, atomctl)
+/* ldinc m0 loads p[1], lddec m0 p[-1]. */
+WATCH(dbreak_ldinc, .Ldldinc_at, 1: ldinc m0, a6)
+WATCH(dbreak_lddec, .Ldlddec_at, 1: lddec m0, a6)
+WATCH(dbreak_mula_ldinc, .Ldmula_at, 1: mula.dd.ll.ldinc m1, a6, m0, m2)
+/* dhwb p: QEMU probes the line with a byte load. */
+WATCH(dbreak_dhwb, .Lddhwb_at, 1: .byte 0x42, 0x76, 0x00)
+
 	.section .note.GNU-stack, "", @progbits

@@ -63,6 +63,10 @@ int main(void) {
     show(" float", fp_float0(16777217));
     show(" ufloat", fp_ufloat3(0xffffffffu));
     show(" round", (unsigned)fp_round0(0x40200000u));
+    /* An exact zero sum is -0 when rounding down. */
+    show(" cancel", fp_sub(ONE, ONE));
+    show(" zeros", fp_add(0, 0x80000000u));
+    show(" madd0", fp_madd(0, 0x80000000u, ONE));
   }
   fp_set_fcr(0);
   show("inf-inf", fp_sub(INF, INF));
@@ -72,6 +76,8 @@ int main(void) {
   show("negzero", fp_add(0x80000000u, 0x80000000u));
   show("cancel", fp_sub(ONE, ONE));
   show("trunc", (unsigned)fp_trunc2(0xc0300000u));
+  /* 2^127 * 4 overflows binary32 before the conversion. */
+  show("trunc_ovf", (unsigned)fp_trunc2(0x7f000000u));
   show("floor", (unsigned)fp_floor0(0xc0200000u));
   show("ceil", (unsigned)fp_ceil1(0xc0200000u));
   show("round_half", (unsigned)fp_round0(0x40600000u));
