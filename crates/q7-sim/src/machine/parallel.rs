@@ -5,7 +5,7 @@
 //! its own steps, ended between blocks), so its n-th turn is round n there;
 //! cores are dealt to threads, each thread running its cores' turns in
 //! round order over the core's own memory view (`Memory::view_for`). The
-//! threads meet after an epoch of a few rounds, where the machine does what
+//! threads meet after an epoch of rounds (some tens of milliseconds), where the machine does what
 //! it does between rounds (budget, clock, Ctrl-C, deadlock) and emits the
 //! console text of the epoch in the round-robin's order: by round, then by
 //! core. For an op without a race every core computes what it computes in
@@ -15,17 +15,22 @@
 //! in `join`, parked, not spinning.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{serve_simcall, CoreState, Machine, RunEnd, Service, DEADLOCK_CHECK_EVERY, DEADLOCK_LOOK_AHEAD};
 use crate::cpu::{Core, Event};
 use crate::interrupt::Interrupt;
 use crate::mem::Memory;
 
-/// Rounds between meetings at most: long enough that starting the threads
-/// costs nothing measurable (an epoch is milliseconds), short enough that
-/// Ctrl-C, the clock and console text are not held back noticeably.
-const EPOCH_ROUNDS: u64 = 16;
+/// How long an epoch (the rounds between two meetings of the threads)
+/// should last: long against what a meeting costs on a loaded host (a
+/// thread woken may wait a scheduler slice, milliseconds, to run), short
+/// enough that Ctrl-C, the clock and console text are not held back
+/// noticeably. The rounds of the next epoch are scaled from the last one's.
+const EPOCH_TARGET: Duration = Duration::from_millis(40);
+/// Rounds of the first epoch, and the most of any.
+const FIRST_EPOCH_ROUNDS: u64 = 16;
+const MAX_EPOCH_ROUNDS: u64 = 1 << 16;
 
 /// One running core as a thread sees it.
 struct Lane<'a> {
@@ -121,6 +126,7 @@ impl Machine {
         let mut views: Vec<Memory> = (0..count).map(|id| self.mem.view_for(id)).collect();
         let mut rounds = vec![0u64; count];
         let quantum = self.limits.quantum.max(1);
+        let mut epoch_rounds = FIRST_EPOCH_ROUNDS;
         let end = loop {
             let running = self.states.iter().filter(|s| **s == CoreState::Running).count() as u64;
             if running == 0 {
@@ -129,8 +135,12 @@ impl Machine {
             // The round-robin looks at the budget after every round: no
             // epoch runs past the round where it would.
             let left = self.limits.max_insns.saturating_sub(self.total_steps());
-            let epoch = (left / (quantum * running)).clamp(1, EPOCH_ROUNDS);
+            let epoch = (left / (quantum * running)).clamp(1, epoch_rounds);
+            let epoch_started = Instant::now();
             let (fault, writes) = self.run_epoch(&mut views, &mut rounds, threads, epoch, quantum);
+            let took = epoch_started.elapsed().as_secs_f64().max(1e-6);
+            let scaled = epoch as f64 * EPOCH_TARGET.as_secs_f64() / took;
+            epoch_rounds = (scaled as u64).clamp(1, MAX_EPOCH_ROUNDS);
             for (round, id, fd, bytes) in writes {
                 // The round-robin stops at the fault: nothing after it.
                 if fault.is_none_or(|f| (round, id) <= f) {
