@@ -184,10 +184,14 @@ impl Machine {
                 writes: Vec::new(),
                 fault_round: None,
             });
-        // Running cores dealt in turn, so each thread has as many (±1).
+        // Running cores in contiguous blocks, as many (±1) per thread: a
+        // merge tree's busy cores (0, 2, 4, 6, then 0, 4) spread over the
+        // threads, which dealing them in turn would not do.
+        let lanes: Vec<Lane> = lanes.collect();
+        let running = lanes.len();
         let mut groups: Vec<Vec<Lane>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, lane) in lanes.enumerate() {
-            groups[i % threads].push(lane);
+        for (i, lane) in lanes.into_iter().enumerate() {
+            groups[i * threads / running].push(lane);
         }
         groups.retain(|g| !g.is_empty());
         let stop = AtomicBool::new(false);
