@@ -28,8 +28,9 @@ use crate::mem::Memory;
 /// enough that Ctrl-C, the clock and console text are not held back
 /// noticeably. The rounds of the next epoch are scaled from the last one's.
 const EPOCH_TARGET: Duration = Duration::from_millis(40);
-/// Rounds of the first epoch, and the most of any.
-const FIRST_EPOCH_ROUNDS: u64 = 16;
+/// Rounds of the first epoch (some 10M instructions for eight cores: a
+/// small op runs in one), and the most of any.
+const FIRST_EPOCH_ROUNDS: u64 = 128;
 const MAX_EPOCH_ROUNDS: u64 = 1 << 16;
 
 /// One running core as a thread sees it.
