@@ -517,9 +517,9 @@ fn serve_simcall(core: &mut Core, mem: &mut Memory) -> Service {
     let mut service = Service::Done;
     let (result, errno) = match call {
         sys::EXIT => return Service::Exit(a3 as i32),
-        sys::WRITE => match mem.host_read_for(cpu.id, a4, a5 as usize) {
+        sys::WRITE => match mem.host_copy_for(cpu.id, a4, a5 as usize) {
             Ok(bytes) if a3 == 1 || a3 == 2 => {
-                service = Service::Write(a3, bytes.to_vec());
+                service = Service::Write(a3, bytes);
                 (a5, 0)
             }
             Ok(_) => (u32::MAX, sys::EBADF),
