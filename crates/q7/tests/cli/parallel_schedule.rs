@@ -72,6 +72,10 @@ impl Call {
     }
 
     fn run(&self, threads: usize, engine: Engine, checks: bool) -> OpReport {
+        self.run_with(RunLimits { threads, engine, ..RunLimits::default() }, checks)
+    }
+
+    fn run_with(&self, limits: RunLimits, checks: bool) -> OpReport {
         let library = OpLibrary::open(&self.image, None).expect("open the build");
         let arrays: Vec<Option<Array>> = (self.args.iter())
             .map(|a| match a {
@@ -87,7 +91,7 @@ impl Call {
             })
             .collect();
         let options = OpOptions {
-            limits: RunLimits { threads, engine, ..RunLimits::default() },
+            limits,
             checks,
             dst: self.dst.clone().map(|shape| Destination { dtype: DType::F32, shape }),
             ..OpOptions::default()
@@ -213,5 +217,21 @@ fn an_eight_core_sort_gives_the_same_result_200_times_in_parallel() {
         let report = call.run(2, Engine::JIT, false);
         assert_eq!(report.threads, 2);
         assert_eq!(seen(&report), expected, "run {i}");
+    }
+}
+
+#[test]
+fn the_budget_stops_both_schedules_after_the_round_it_runs_out_in() {
+    let builtin = build_project("builtin");
+    let call = Call::new(&builtin, "sort_multicore_compute", vec![tensor(2000, 13)]);
+    for threads in [1, 2] {
+        let limits = RunLimits { threads, max_insns: 300_000, ..RunLimits::default() };
+        let report = call.run_with(limits, false);
+        assert_eq!(format!("{:?}", report.outcome), "Budget", "threads {threads}");
+        assert_eq!(report.threads, threads);
+        // The round-robin looks at the budget after each round of 8 turns
+        // of 10,000 steps; the parallel schedule stops no later.
+        let total: u64 = report.stats.iter().map(|s| s.instructions).sum();
+        assert!((300_000..300_000 + 8 * 10_000 + 8 * 100).contains(&total), "threads {threads}: {total}");
     }
 }
