@@ -395,6 +395,79 @@ giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
 LIST
 fi
 
+# --- q7 run: the eight cores on host threads (issue 32) -----------------------
+# Each 8-core op (whole processes, 1M elements) under `--deterministic` (the
+# round-robin on one thread) against `--threads 2`, checks off and on (runs
+# with checks keep the round-robin: the row shows what that costs), 3 runs
+# each alternating; the row's ratio is the speed-up (goal on 2 cores: >= 1.8
+# with checks off for GIOU and the sort). CPU time (user + sys, medians) is
+# in the q7 column. Then a scaling row: GIOU checks off at --threads 1, 2 and
+# the host's count. The load average is noted: the machine may be shared.
+if [[ -n $Q7 ]] && ((SECONDS - START <= DEADLINE)); then
+  PAR=$LOGS/parallel
+  mkdir -p "$PAR"
+  python3 scripts/npy_tool.py make "$PAR/x.npy" 1048576 >/dev/null
+  python3 scripts/npy_tool.py make-boxes "$PAR/boxes.npy" 262144 >/dev/null
+  row "load average at the parallel rows (uptime)" "$(uptime | sed 's/.*load average: //')" "-" "-"
+  # cpu_of CMD...: runs CMD with stdout to a file; its user + sys seconds
+  # go to $CPU_S and its wall ms to $LAST.
+  cpu_of() {
+    local t0=$EPOCHREALTIME status
+    /usr/bin/time -f '%U %S' -o "$PAR/time.txt" "$@" >"$LOGS/last.out" 2>>"$LOGS/whole-process.err"
+    status=$?
+    LAST=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')
+    CPU_S=$(awk '{ printf "%.2f", $1 + $2 }' "$PAR/time.txt")
+    return $status
+  }
+  while read -r folder fn args; do
+    ((SECONDS - START <= DEADLINE)) || break
+    dir=$PAR/$(basename "$folder")
+    if ! (cd "$folder" && "$Q7" build --toolchain open --build-dir "$dir") >"$dir.build" 2>&1; then
+      row "parallel $folder" "FAILED: q7 build ($dir.build)" "-" "-"
+      continue
+    fi
+    read -ra extra <<<"${args//@/$PAR/}"
+    for checks in --no-checks ""; do
+      seq_w=() seq_c=() par_w=() par_c=() failed=""
+      for ((i = 0; i < 3; i++)); do
+        # shellcheck disable=SC2086 # $checks is one flag or none
+        cpu_of "$Q7" run "$dir" --fn "$fn" "${extra[@]}" $checks --deterministic --out "$PAR/seq.npy" || failed=sequential
+        seq_w+=("$LAST") seq_c+=("$CPU_S")
+        # shellcheck disable=SC2086
+        cpu_of "$Q7" run "$dir" --fn "$fn" "${extra[@]}" $checks --threads 2 --out "$PAR/par.npy" || failed=parallel
+        par_w+=("$LAST") par_c+=("$CPU_S")
+        cmp -s "$PAR/seq.npy" "$PAR/par.npy" || failed="outputs differ"
+      done
+      label="run $(basename "$folder") $fn, 1M, ${checks:-checks on}: --threads 2 vs --deterministic"
+      if [[ -n $failed ]]; then
+        row "$label" "FAILED: $failed (see $LOGS/whole-process.err)" "-" "-"
+        continue
+      fi
+      echo "   $label: threads 2 ${par_w[*]} ms (cpu ${par_c[*]} s); deterministic ${seq_w[*]} ms (cpu ${seq_c[*]} s)" >&2
+      row "$label" "$(median "${par_w[@]}") ms; cpu $(median "${par_c[@]}") s" \
+        "deterministic $(median "${seq_w[@]}") ms; cpu $(median "${seq_c[@]}") s" \
+        "$(ratio "$(median "${seq_w[@]}")" "$(median "${par_w[@]}")")"
+    done
+    if [[ $folder == examples/giou_multicore ]]; then
+      scaling=""
+      for threads in 1 2 "$(nproc)"; do
+        times=()
+        for ((i = 0; i < 3; i++)); do
+          cpu_of "$Q7" run "$dir" --fn "$fn" "${extra[@]}" --no-checks --threads "$threads" --out "$PAR/par.npy"
+          times+=("$LAST")
+        done
+        scaling+="${scaling:+, }$threads: $(median "${times[@]}") ms"
+      done
+      row "scaling: giou_multicore checks off, --threads 1, 2, $(nproc) (the host's; wall)" "$scaling" "-" "-"
+    fi
+  done <<'LIST'
+examples/relu_multicore relu_forward --in @x.npy
+examples/giou_multicore giou_forward --in @boxes.npy --in @boxes.npy --dst-shape 262144
+builtin sort_multicore_compute --in @x.npy
+examples/torch_mlp_multicore relu_forward --in @x.npy
+LIST
+fi
+
 # --- PyTorch: per-call cost of torch.ops through q7 (needs scripts/python-env.sh) --
 if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7' 2>/dev/null; then
   echo "== python/bench/call_overhead.py" >&2

@@ -49,14 +49,21 @@ def _dropped_note(dropped):
 MAX_INSTRUCTIONS = 20_000_000_000
 
 # The options of a call, as `q7 run` has them: q7's checks (--no-checks),
-# the SDK's (--no-sdk-checks), --strict, --max-insns.
-DEFAULT_OPTIONS = {"checks": True, "no_sdk_checks": False, "strict": False, "max_instructions": MAX_INSTRUCTIONS}
+# the SDK's (--no-sdk-checks), --strict, --max-insns, --threads (None: the
+# host's available parallelism, at most 8).
+DEFAULT_OPTIONS = {
+    "checks": True,
+    "no_sdk_checks": False,
+    "strict": False,
+    "max_instructions": MAX_INSTRUCTIONS,
+    "threads": None,
+}
 
 # What the innermost `q7.options(...)` block of this thread or task sets.
 _OVERRIDES = contextvars.ContextVar("q7_options", default={})
 
 
-def check_options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None):
+def check_options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None, threads=None):
     """The options given (not None), checked: a dict of DEFAULT_OPTIONS' keys."""
     given = {}
     for name, value in (("checks", checks), ("no_sdk_checks", no_sdk_checks), ("strict", strict)):
@@ -68,11 +75,15 @@ def check_options(checks=None, no_sdk_checks=None, strict=None, max_instructions
         if isinstance(max_instructions, bool) or not isinstance(max_instructions, int) or not 0 < max_instructions < 2**64:
             raise ValueError(f"q7 option max_instructions is a positive whole number, not {max_instructions!r}")
         given["max_instructions"] = max_instructions
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 0 < threads <= 64:
+            raise ValueError(f"q7 option threads is a whole number from 1 to 64, not {threads!r}")
+        given["threads"] = threads
     return given
 
 
 @contextlib.contextmanager
-def options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None):
+def options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None, threads=None):
     """`with q7.options(...):` runs the q7 op calls inside the block with
     these options (those not given keep what load/load_library set):
 
@@ -82,9 +93,12 @@ def options(checks=None, no_sdk_checks=None, strict=None, max_instructions=None)
       ranges, accessor dtype and rank), as on hardware;
     * `strict`: True makes output elements no core wrote an error, not an
       `UnwrittenOutputWarning`;
-    * `max_instructions`: the instruction budget of a call over all cores.
+    * `max_instructions`: the instruction budget of a call over all cores;
+    * `threads`: host threads the eight cores may run on (default: the
+      host's available parallelism, at most 8; 1 runs them round-robin on
+      one). Calls with checks on run round-robin whatever it says.
     """
-    given = check_options(checks, no_sdk_checks, strict, max_instructions)
+    given = check_options(checks, no_sdk_checks, strict, max_instructions, threads)
     token = _OVERRIDES.set({**_OVERRIDES.get(), **given})
     try:
         yield
@@ -277,6 +291,7 @@ class BoundOp:
             bool(_PROFILERS),
             checks=opts["checks"],
             sdk_checks=not opts["no_sdk_checks"],
+            threads=opts.get("threads"),
         )
         stdout = result["stdout"].decode("utf-8", "replace")
         stderr = result["stderr"].decode("utf-8", "replace")

@@ -286,6 +286,7 @@ def load(
     no_sdk_checks=False,
     strict=False,
     max_instructions=None,
+    threads=None,
 ):
     """Builds op `name` and registers its ops; returns the path of lib<name>.so.
 
@@ -293,8 +294,9 @@ def load(
     (`q7.options` overrides them for a block): `checks` (q7's stray-store,
     race and unwritten-read checks), `no_sdk_checks` (turns the SDK's
     runtime checks off, as on hardware), `strict` (output elements no core
-    wrote are an error), `max_instructions` (the budget of a call)."""
-    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
+    wrote are an error), `max_instructions` (the budget of a call), `threads`
+    (host threads for the cores; default the host's, at most 8)."""
+    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions, threads)
     log = _log_to_stdout if verbose else None
     # One line on stderr per step that has work to do (verbose says more).
     progress = None if verbose else _prepare.progress_line
@@ -441,10 +443,10 @@ def _read(path):
         return f.read()
 
 
-def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_instructions=None):
+def load_library(path, *, checks=True, no_sdk_checks=False, strict=False, max_instructions=None, threads=None):
     """Registers the ops of a lib<name>.so archive made by `load`; the
     keywords are the options of its calls, as for `load`."""
-    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions)
+    options = _runtime.check_options(checks, no_sdk_checks, strict, max_instructions, threads)
     path = os.fsdecode(path)  # str, bytes or path-like: messages name it as text
     listed = _archive.read(path)
     for member, _ in listed:

@@ -76,6 +76,20 @@ def test_printf_of_eight_cores_each_with_its_prefix(test_ops_8, capsys):
         assert f"[core {core}] hello from core {core} of 8" in lines
 
 
+def test_threads_run_the_eight_cores_in_parallel_with_the_same_output_and_console(test_ops_8, capsys):
+    x = torch.arange(4000, dtype=torch.float32)
+    seen = []
+    for threads in (1, 2, 8):
+        with q7.options(checks=False, threads=threads):
+            assert torch.equal(torch.ops.q7_test_ops.say_hello(x), x)
+        seen.append(capsys.readouterr().out)
+    assert seen[0] == seen[1] == seen[2]
+    assert "[core 7] hello from core 7 of 8" in seen[0]
+    with pytest.raises(ValueError, match=r"^q7 option threads is a whole number from 1 to 64, not 0$"):
+        with q7.options(threads=0):
+            pass
+
+
 def test_cores_writing_the_same_element_raise_a_race(test_ops_8):
     with pytest.raises(q7.SimulationError) as caught:
         torch.ops.q7_test_ops.write_everywhere(torch.zeros(16))

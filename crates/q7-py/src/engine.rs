@@ -269,6 +269,8 @@ pub struct RunOptions {
     pub max_insns: u64,
     /// Take the profiling path and return `q7 profile`'s report.
     pub profile: bool,
+    /// Host threads for the cores (`RunLimits::threads`; 1: round-robin).
+    pub threads: usize,
 }
 
 /// One frame of a simulated call stack.
@@ -515,6 +517,7 @@ fn op_options(
             max_insns: run.max_insns,
             wall: Duration::from_secs(3600),
             interrupt: Some(Interrupt::new(stop)),
+            threads: run.threads,
             ..RunLimits::default()
         },
         dst: Some(Destination { dtype: dst.0, shape: dst.1 }),

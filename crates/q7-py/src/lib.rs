@@ -255,7 +255,9 @@ impl Compute {
     }
 
     /// run(function, args, dst_dtype, dst_shape, max_insns, profile=False,
-    /// checks=True, sdk_checks=True) -> dict. `args`: ("tensor", name,
+    /// checks=True, sdk_checks=True, threads=None) -> dict. `threads`: host
+    /// threads for the cores (None: the host's available parallelism, at
+    /// most 8). `args`: ("tensor", name,
     /// dtype, shape, bytes) or ("double" | "int" | "scalar", value). With
     /// `profile`, the run takes the profiling path. `checks` are q7's
     /// (stray stores and loads, races, unwritten reads), `sdk_checks` the SDK's own.
@@ -273,7 +275,7 @@ impl Compute {
     /// (the index of the op's own frame in `frames`, or None) and
     /// `quoted_line` (the stderr line the reason quotes, or None).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false, checks = true, sdk_checks = true))]
+    #[pyo3(signature = (function, args, dst_dtype, dst_shape, max_insns, profile = false, checks = true, sdk_checks = true, threads = None))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -285,6 +287,7 @@ impl Compute {
         profile: bool,
         checks: bool,
         sdk_checks: bool,
+        threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let parsed = args.iter().map(args::parse).collect::<PyResult<Vec<_>>>()?;
         let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
@@ -293,7 +296,8 @@ impl Compute {
                 "the shape function returns {dst_dtype}, which the device SDK does not support"
             ))
         })?;
-        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile };
+        let threads = threads.unwrap_or_else(q7_sim::machine::default_threads).max(1);
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile, threads };
         let signals = SignalWatch::new();
         let stop = {
             let signals = signals.clone();
@@ -362,7 +366,7 @@ impl Compute {
         let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
         let dtype = engine::dtype_by_torch_name(&dst_dtype)
             .ok_or_else(|| PyValueError::new_err(format!("{dst_dtype} is not a dtype the device SDK supports")))?;
-        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false };
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false, threads: 1 };
         let signals = SignalWatch::new();
         let stop = {
             let signals = signals.clone();
@@ -445,7 +449,7 @@ impl Compute {
         let inputs: Vec<engine::Input<'_>> = parsed.iter().map(args::Arg::input).collect();
         let dtype = engine::dtype_by_torch_name(&dst_dtype)
             .ok_or_else(|| PyValueError::new_err(format!("{dst_dtype} is not a dtype the device SDK supports")))?;
-        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false };
+        let options = engine::RunOptions { checks, sdk_checks, max_insns, profile: false, threads: 1 };
         let listener = std::net::TcpListener::bind(("127.0.0.1", port))
             .map_err(|e| PyOSError::new_err(format!("127.0.0.1:{port}: cannot listen for a DAP client: {e}")))?;
         let bound = listener.local_addr().map_err(|e| PyOSError::new_err(e.to_string()))?.port();

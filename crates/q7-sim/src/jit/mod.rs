@@ -26,10 +26,9 @@ pub(crate) mod region;
 mod runtime;
 mod translate;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::settings::{self, Configurable};
@@ -243,9 +242,17 @@ pub struct Compiler {
     pub compile_time: Duration,
 }
 
-/// A [`Compiler`] shared by the cores of one machine (they run on one
-/// thread, one at a time).
-pub type SharedCompiler = Rc<RefCell<Compiler>>;
+/// A [`Compiler`] shared by the cores of one machine, which may run on
+/// several host threads (`crate::machine`'s parallel schedule): one
+/// compiles at a time, the others wait for the lock.
+pub type SharedCompiler = Arc<Mutex<Compiler>>;
+
+// SAFETY: Cranelift's module holds raw pointers to the code memory it owns
+// and is not shared by anything else; behind the mutex of a
+// `SharedCompiler` one thread at a time uses it. The finalized code it hands
+// out is immutable afterwards and lives as long as the module.
+#[allow(unsafe_code)]
+unsafe impl Send for Compiler {}
 
 impl Compiler {
     /// A compiler for the host, or why there is none.
@@ -270,7 +277,7 @@ impl Compiler {
             .map_err(|e| format!("cranelift: {e}"))?;
         let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let codegen_ctx = module.make_context();
-        Ok(Rc::new(RefCell::new(Compiler {
+        Ok(Arc::new(Mutex::new(Compiler {
             module,
             builder_ctx: FunctionBuilderContext::new(),
             codegen_ctx,
@@ -349,19 +356,25 @@ impl Jit {
         Jit { compiler, hot, pages: HostPages::new(), counting: false, checking: true }
     }
 
+    /// The shared compiler, locked (a thread that panicked holding it left
+    /// nothing half-done that matters: the cache maps keys to finished code).
+    fn compiler(&self) -> MutexGuard<'_, Compiler> {
+        self.compiler.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Blocks the shared compiler compiled so far.
     pub fn compiled(&self) -> u64 {
-        self.compiler.borrow().compiled
+        self.compiler().compiled
     }
 
     /// Regions the shared compiler compiled so far.
     pub fn regions(&self) -> u64 {
-        self.compiler.borrow().regions
+        self.compiler().regions
     }
 
     /// Time the shared compiler spent compiling so far.
     pub fn compile_time(&self) -> Duration {
-        self.compiler.borrow().compile_time
+        self.compiler().compile_time
     }
 
     fn flavor(&self) -> Flavor {
@@ -414,7 +427,7 @@ impl Jit {
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
             t.loop_tried.set(true);
             if block.ops.iter().all(|op| translatable(op.kind)) {
-                t.looped.set(self.compiler.borrow_mut().get_or_compile(&[block], Shape::Loop, self.flavor()));
+                t.looped.set(self.compiler().get_or_compile(&[block], Shape::Loop, self.flavor()));
             }
         }
         seek_region
@@ -433,7 +446,7 @@ impl Jit {
     /// Compiles `block` once through, when that gains.
     fn compile_straight(&mut self, block: &Block) {
         if self.hot <= 1 || worth_compiling(block) {
-            let code = self.compiler.borrow_mut().get_or_compile(&[block], Shape::Straight, self.flavor());
+            let code = self.compiler().get_or_compile(&[block], Shape::Straight, self.flavor());
             block.translation.straight.set(code);
         }
     }
@@ -456,7 +469,7 @@ impl Jit {
         if blocks.is_empty() {
             return;
         }
-        if let Some(code) = self.compiler.borrow().compiled_before(&blocks, Shape::Region, self.flavor()) {
+        if let Some(code) = self.compiler().compiled_before(&blocks, Shape::Region, self.flavor()) {
             install_region(code, &blocks);
         }
     }
@@ -474,7 +487,7 @@ impl Jit {
         let blocks = region::discover(head, lookup, excluded);
         let code = match blocks.is_empty() {
             true => None,
-            false => self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()),
+            false => self.compiler().get_or_compile(&blocks, Shape::Region, self.flavor()),
         };
         match code {
             Some(code) => install_region(code, &blocks),

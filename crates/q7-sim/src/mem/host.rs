@@ -88,6 +88,23 @@ impl Memory {
         })
     }
 
+    /// A copy of [`Memory::host_read_for`]'s bytes, read as relaxed atomics
+    /// and never as a slice: other cores' threads may be writing the region
+    /// (a simcall's text in shared memory; see `crate::zeroed::SharedView`).
+    pub fn host_copy_for(&mut self, core: usize, addr: u32, len: usize) -> Result<Vec<u8>, HostAccessError> {
+        let index = self.region_for(core, addr).ok_or(HostAccessError::UnmappedFor { core, addr })?;
+        let region = &mut self.regions[index];
+        let off = (addr - region.base) as usize;
+        let (data, size) = region.data.raw();
+        if off.checked_add(len).is_none_or(|end| end > size) {
+            return Err(HostAccessError::OverrunFor { core, len, addr, region: region.name.clone() });
+        }
+        // SAFETY: `off + len` is within the region's live buffer.
+        #[allow(unsafe_code)]
+        let bytes = (0..len).map(|i| unsafe { crate::zeroed::read_relaxed::<1>(data.add(off + i)) }[0]).collect();
+        Ok(bytes)
+    }
+
     /// The bytes `[addr, addr + len)` as `core` sees them, taken out of
     /// their region (see [`ZeroedBytes::into_vec`](crate::zeroed::ZeroedBytes::into_vec)), which is left empty,
     /// so every later access to it faults or fails. For collecting a

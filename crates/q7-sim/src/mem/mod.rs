@@ -21,6 +21,7 @@ mod counts;
 mod fast;
 mod host;
 mod report;
+mod view;
 mod watch;
 
 pub use counts::{ClassCounts, UNPRICED};
@@ -355,9 +356,15 @@ impl Memory {
             return None;
         }
         let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-        let bytes = self.regions[usize::from(page.region)].data.get(off..off + N)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
+        // Raw and atomic: cores on other threads may access the same bytes
+        // (see `crate::zeroed::SharedView`).
+        let (data, len) = self.regions[usize::from(page.region)].data.raw();
+        if off + N > len {
+            return None;
+        }
+        // SAFETY: `off + N` is within the region's live buffer.
+        #[allow(unsafe_code)]
+        let out = unsafe { crate::zeroed::read_relaxed::<N>(data.add(off)) };
         if page.flags & (flag::CHECKED | flag::STACK | flag::WATCHED) != 0 {
             if page.flags & flag::WATCHED != 0 {
                 self.watched_load(core, pc, addr, N as u32);
@@ -421,10 +428,15 @@ impl Memory {
             return false;
         }
         let off = (page.offset + (addr & (PAGE_SIZE - 1))) as usize;
-        let Some(bytes) = self.regions[usize::from(page.region)].data.get_mut(off..off + N) else {
+        let (data, len) = self.regions[usize::from(page.region)].data.raw();
+        if off + N > len {
             return false;
+        }
+        // SAFETY: as in `read_page`.
+        #[allow(unsafe_code)]
+        unsafe {
+            crate::zeroed::write_relaxed::<N>(data.add(off), value)
         };
-        bytes.copy_from_slice(&value);
         if page.flags & (flag::CHECKED | flag::STACK) != 0 {
             if let Some(checker) = &mut self.checker {
                 if page.flags & flag::CHECKED != 0 {

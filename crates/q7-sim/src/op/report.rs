@@ -301,6 +301,8 @@ pub struct OpReport {
     pub op: Option<String>,
     pub function_index: u32,
     pub cores: usize,
+    /// Host threads the cores ran on (1: the deterministic round-robin).
+    pub threads: usize,
     #[serde(rename = "end")]
     pub outcome: Outcome,
     pub failure: Option<Failure>,

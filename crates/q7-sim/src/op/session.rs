@@ -331,6 +331,7 @@ impl OpSession<'_> {
             op: self.op,
             function_index: self.function_index,
             cores,
+            threads: self.machine.threads_used,
             outcome: Outcome::from(&end),
             failure,
             output,

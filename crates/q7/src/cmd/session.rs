@@ -72,6 +72,12 @@ pub struct Args {
     /// interprets everything. `q7 profile` and --trace always interpret.
     #[arg(long, value_enum, default_value_t = EngineChoice::Jit)]
     pub(super) engine: EngineChoice,
+    /// Host threads the cores run on (default: the host's available parallelism, at most 8). Runs with checks on, --stats, --seed or --trace run round-robin on one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub(super) threads: Option<u32>,
+    /// Run the cores round-robin on one host thread, as --trace, q7 profile and q7 debug always do.
+    #[arg(long, conflicts_with = "threads")]
+    pub(super) deterministic: bool,
     /// Instruction budget over all cores.
     #[arg(long = "max-insns", default_value_t = 20_000_000_000)]
     max_insns: u64,
@@ -200,6 +206,7 @@ pub(super) fn with_prepared<R>(
             seed: args.seed,
             engine: args.engine.engine(),
             interrupt,
+            threads: host_threads(args),
             ..RunLimits::default()
         },
         checks: !args.no_checks,
@@ -213,6 +220,15 @@ pub(super) fn with_prepared<R>(
     };
     let session = library.prepare(&args.function, &values, &options).map_err(|e| with_hint(e, args))?;
     body(&library, &values, &options, session)
+}
+
+/// Host threads for the cores as the flags say (see `Args::threads`).
+fn host_threads(args: &Args) -> usize {
+    match args.threads {
+        _ if args.deterministic || args.trace => 1,
+        Some(n) => n as usize,
+        None => q7_sim::machine::default_threads(),
+    }
 }
 
 /// The `.npy` inputs, in order.

@@ -544,7 +544,10 @@ fn engines_agree_on_the_examples() {
                 .iter()
                 .map(|engine| {
                     let mut run = run.clone();
-                    run.flags = [&["--json", "--engine", engine][..], checks].concat();
+                    // Counts per core are the round-robin's: without checks
+                    // the cores would run on host threads, where how long a
+                    // core spins waiting for another varies.
+                    run.flags = [&["--json", "--deterministic", "--engine", engine][..], checks].concat();
                     let (out, dir) = run.output();
                     assert!(out.status.success(), "{} --engine {engine}: {}", run.describe(), stderr(&out));
                     let mut report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

@@ -45,6 +45,7 @@ mod native_run;
 mod pack_cli;
 mod pack_errors;
 mod pack_peers;
+mod parallel_schedule;
 mod patterns_run;
 mod prelink_cli;
 mod prelink_errors;

@@ -7,6 +7,13 @@
 //! seed, each round's order is a seeded shuffle and each quantum a seeded
 //! length in [quantum/2, 3·quantum/2], so races can be provoked
 //! reproducibly; seed 0 is plain round-robin.
+//!
+//! With [`RunLimits::threads`] above 1, [`Machine::run`] runs the same
+//! turns on several host threads where nothing observes the run as a
+//! whole (`parallel`): results are those of the round-robin for every op
+//! without a race.
+
+mod parallel;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -50,6 +57,12 @@ pub struct RunLimits {
     pub engine: Engine,
     /// Asked between rounds whether to stop (Ctrl-C).
     pub interrupt: Option<Interrupt>,
+    /// Host threads [`Machine::run`] may run the cores on. 1 (the default)
+    /// is the round-robin on the calling thread, bit for bit; more runs
+    /// the cores' turns in parallel when the run allows it (no checker,
+    /// counting, seed, trace, profile or watch: see
+    /// [`Machine::parallel_threads`]), else round-robin as well.
+    pub threads: usize,
 }
 
 impl Default for RunLimits {
@@ -61,8 +74,15 @@ impl Default for RunLimits {
             seed: 0,
             engine: Engine::JIT,
             interrupt: None,
+            threads: 1,
         }
     }
+}
+
+/// The host threads a run may use by default: the host's available
+/// parallelism, at most the eight cores of a launch.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }
 
 /// Where a core is.
@@ -119,6 +139,9 @@ pub struct Machine {
     /// Per core, the pcs where [`Machine::resume`] pauses when its goal
     /// asks (a debugger's breakpoints; each is also a hook of the core).
     pub breakpoints: Vec<BTreeSet<u32>>,
+    /// Host threads the last [`Machine::run`] ran the cores on (1: the
+    /// round-robin).
+    pub threads_used: usize,
     pub(crate) schedule: Schedule,
 }
 
@@ -196,6 +219,7 @@ impl Machine {
             transfer_spans: Vec::new(),
             finding_stacks: Vec::new(),
             breakpoints: vec![BTreeSet::new(); count],
+            threads_used: 1,
             schedule: Schedule::default(),
         }
     }
@@ -262,6 +286,11 @@ impl Machine {
     /// Runs every core until all exit, one faults, or a limit passes.
     pub fn run(&mut self) -> RunEnd {
         self.begin();
+        self.threads_used = 1;
+        if let Some(threads) = self.parallel_threads() {
+            self.threads_used = threads;
+            return self.run_parallel(threads);
+        }
         loop {
             // Without a goal nothing pauses: only an end returns.
             if let Progress::Ended(end) = self.resume(&Goal::default()) {
@@ -462,30 +491,48 @@ impl Machine {
 
     /// Services the `simcall` core `id` just executed.
     fn simcall(&mut self, id: usize) {
-        let cpu = &self.cores[id].cpu;
-        let (call, a3, a4, a5) = (cpu.reg(2), cpu.reg(3), cpu.reg(4), cpu.reg(5));
-        let (result, errno) = match call {
-            sys::EXIT => {
-                self.states[id] = CoreState::Exited(a3 as i32);
-                return;
-            }
-            sys::WRITE => match self.mem.host_read_for(id, a4, a5 as usize) {
-                Ok(bytes) if a3 == 1 || a3 == 2 => {
-                    let bytes = bytes.to_vec();
-                    self.output.write(id, a3, &bytes);
-                    (a5, 0)
-                }
-                Ok(_) => (u32::MAX, sys::EBADF),
-                Err(_) => (u32::MAX, 14), // EFAULT
-            },
-            // No host files: reading gives end-of-file, opening fails.
-            sys::READ => (0, 0),
-            sys::OPEN => (u32::MAX, sys::ENOSYS),
-            sys::CLOSE => (u32::MAX, sys::EBADF),
-            _ => (u32::MAX, sys::ENOSYS),
-        };
-        let cpu = &mut self.cores[id].cpu;
-        cpu.set_reg(2, result);
-        cpu.set_reg(3, errno);
+        match serve_simcall(&mut self.cores[id], &mut self.mem) {
+            Service::Exit(status) => self.states[id] = CoreState::Exited(status),
+            Service::Write(fd, bytes) => self.output.write(id, fd, &bytes),
+            Service::Done => {}
+        }
     }
+}
+
+/// What a serviced simcall leaves to the machine.
+enum Service {
+    /// The core exits with this status.
+    Exit(i32),
+    /// Console bytes for fd 1 or 2.
+    Write(u32, Vec<u8>),
+    /// Nothing (the result is in the core's registers).
+    Done,
+}
+
+/// Services the `simcall` `core` just executed, reading what it writes
+/// from `mem` (its view of memory).
+fn serve_simcall(core: &mut Core, mem: &mut Memory) -> Service {
+    let cpu = &core.cpu;
+    let (call, a3, a4, a5) = (cpu.reg(2), cpu.reg(3), cpu.reg(4), cpu.reg(5));
+    let mut service = Service::Done;
+    let (result, errno) = match call {
+        sys::EXIT => return Service::Exit(a3 as i32),
+        sys::WRITE => match mem.host_copy_for(cpu.id, a4, a5 as usize) {
+            Ok(bytes) if a3 == 1 || a3 == 2 => {
+                service = Service::Write(a3, bytes);
+                (a5, 0)
+            }
+            Ok(_) => (u32::MAX, sys::EBADF),
+            Err(_) => (u32::MAX, 14), // EFAULT
+        },
+        // No host files: reading gives end-of-file, opening fails.
+        sys::READ => (0, 0),
+        sys::OPEN => (u32::MAX, sys::ENOSYS),
+        sys::CLOSE => (u32::MAX, sys::EBADF),
+        _ => (u32::MAX, sys::ENOSYS),
+    };
+    let cpu = &mut core.cpu;
+    cpu.set_reg(2, result);
+    cpu.set_reg(3, errno);
+    service
 }
