@@ -474,7 +474,7 @@ impl Jit {
         excluded: impl Fn(u32) -> bool,
     ) {
         let blocks = region::discover(head, lookup, excluded);
-        let code = match blocks.is_empty() {
+        let code = match blocks.is_empty() || region::mostly_compiled(&blocks) {
             true => None,
             false => self.compiler.borrow_mut().get_or_compile(&blocks, Shape::Region, self.flavor()),
         };

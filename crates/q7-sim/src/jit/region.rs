@@ -92,6 +92,17 @@ pub(crate) fn discover<'a>(
     blocks
 }
 
+/// Whether most of the blocks a region of `blocks` would take past its
+/// head already run in other regions: then the head runs on its own and
+/// leaves into those. (sort.c: the block after quicksort's call returns
+/// leads into the loop's region; a region of its own compiled all of that
+/// loop again, a 30-block compile for one block.)
+pub(crate) fn mostly_compiled(blocks: &[&Block]) -> bool {
+    let rest = &blocks[1..];
+    let compiled = rest.iter().filter(|b| b.translation.covered.get() || b.translation.region.get().is_some()).count();
+    2 * compiled > rest.len()
+}
+
 impl Translator<'_, '_> {
     /// The region shape (see the module's documentation).
     pub(super) fn region(&mut self, blocks: &[&Block]) {
