@@ -272,7 +272,12 @@ impl JitSide<'_> {
     /// region needs the block cache, hence here).
     #[inline(always)]
     fn consider(&mut self, cpu: &Cpu, block: &Block) {
-        let seek = self.jit.consider(block, cpu.lbeg, cpu.lend);
+        // A whole loop body runs up to LCOUNT + 1 iterations per dispatch
+        // (`Cpu::loop_body`): they all count, or the body would run
+        // interpreted for a thousand times the threshold.
+        let body = block.straight && block.start == cpu.lbeg && block.end == cpu.lend;
+        let passes = if body { cpu.lcount.saturating_add(1) } else { 1 };
+        let seek = self.jit.consider(block, cpu.lbeg, cpu.lend, passes);
         if seek != Seek::Nothing {
             let (cache, hooks, filter) = (self.cache, self.hooks, self.filter);
             let (lookup, excluded) = (|pc| cache.peek(pc), |pc| hooked(&filter, hooks, pc));

@@ -386,14 +386,16 @@ impl Jit {
     /// zero-overhead loop (`lbeg..lend`). True when the block should now
     /// head a region: the caller, who has the block cache, calls
     /// [`Jit::build_region`].
+    /// `passes`: how many times the block is about to run in a row (a
+    /// zero-overhead loop body runs its iterations in one go).
     #[inline(always)]
-    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32) -> Seek {
+    pub fn consider(&mut self, block: &Block, lbeg: u32, lend: u32, passes: u32) -> Seek {
         let t = &block.translation;
         let heat = t.heat.get();
         if heat < self.hot {
             // Instructions, not runs: compiling costs about the same for
             // any block, so a long one pays it back in fewer runs.
-            let warmer = heat + block.ops.len() as u32;
+            let warmer = heat + block.ops.len() as u32 * passes.clamp(1, MAX_PASSES);
             t.heat.set(warmer);
             // Another core may have compiled its copy of this code already:
             // taking that costs a lookup, so it is sought much earlier.
@@ -485,7 +487,7 @@ impl Jit {
         excluded: impl Fn(u32) -> bool,
     ) {
         let blocks = region::discover(head, lookup, excluded);
-        let code = match blocks.is_empty() {
+        let code = match blocks.is_empty() || region::mostly_compiled(&blocks) {
             true => None,
             false => self.compiler().get_or_compile(&blocks, Shape::Region, self.flavor()),
         };
@@ -515,6 +517,10 @@ pub enum Seek {
     /// core's copy of it compiled, if there is one.
     Compiled,
 }
+
+/// Passes of a loop body counted at once, at most: heat stays far below
+/// [`HOT`] (64-op blocks, thresholds below `HOT / 2`).
+const MAX_PASSES: u32 = 1 << 16;
 
 /// A block looks for code other cores compiled at this fraction of the
 /// heat threshold.

@@ -294,6 +294,12 @@ impl Translator<'_, '_> {
 
     /// Writes the registers back and returns `index` from the current block.
     pub(super) fn leave(&mut self, index: u32) {
+        let index = self.iconst(index);
+        self.leave_with(index);
+    }
+
+    /// Writes the registers back and returns `index` (an i32 value).
+    fn leave_with(&mut self, index: Value) {
         for n in 0..16u8 {
             if self.written & (1 << n) != 0 {
                 let value = self.reg(n);
@@ -313,7 +319,6 @@ impl Translator<'_, '_> {
             let done = self.b.use_var(done);
             self.b.ins().store(TRUSTED, done, self.ctx, offset_of!(JitCtx, done) as i32);
         }
-        let index = self.iconst(index);
         self.b.ins().return_(&[index]);
     }
 
@@ -331,11 +336,29 @@ impl Translator<'_, '_> {
         exit
     }
 
+    /// Every exit jumps to one shared write-back with its index: the
+    /// write-back (a store per written register) once per function rather
+    /// than once per op that may leave, which made regions' IR, and their
+    /// compile time, several times larger.
     fn fill_exits(&mut self) {
-        for (exit, index) in std::mem::take(&mut self.exits) {
-            self.b.switch_to_block(exit);
-            self.leave(index);
+        let exits = std::mem::take(&mut self.exits);
+        if exits.len() < 2 {
+            for (exit, index) in exits {
+                self.b.switch_to_block(exit);
+                self.leave(index);
+            }
+            return;
         }
+        let shared = self.b.create_block();
+        self.b.set_cold_block(shared);
+        let index = self.b.append_block_param(shared, I32);
+        for (exit, value) in exits {
+            self.b.switch_to_block(exit);
+            let value = self.iconst(value);
+            self.b.ins().jump(shared, &[value.into()]);
+        }
+        self.b.switch_to_block(shared);
+        self.leave_with(index);
     }
 
     /// Passes over `ops`, a whole block whose final branch or jump targets
