@@ -20,7 +20,7 @@ use q7_isa::{decode, DecodeError, IsaOptions};
 use crate::alu::PureOp;
 use crate::mem::Memory;
 use crate::stop::Stop;
-use crate::uop::{translate_for, Kind, Op};
+use crate::uop::{translate, Kind, Op};
 
 /// Longest block, in instructions.
 pub const MAX_BLOCK_OPS: usize = 64;
@@ -286,7 +286,7 @@ fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory, max_ops: usize) -> Resu
         };
         match decode(&buf[..n], pc, fetcher.isa) {
             Ok(insn) => {
-                let mut op = translate_for(&insn, fetcher.isa);
+                let mut op = translate(&insn);
                 // An op that reads or schedules by CCOUNT starts its own
                 // block: the retired-instruction count is exact only
                 // between blocks.

@@ -187,11 +187,11 @@ pub enum Kind {
     /// MAC16: a, b = the multiplicands' registers (AR or M, see imm),
     /// c = the load base AR; imm packs [`mac16`]'s fields.
     Mac16,
-    /// An FP op on a core whose f registers are 64 bits wide (the
-    /// double-precision option): every double op, and every single op
-    /// there (QEMU writes their high halves too). The interpreter runs it
-    /// by `opcode` (a, b, c, imm as the single form's or, for the double
-    /// forms, laid out the same way); compiled code leaves it to it.
+    /// A double-precision op (the double-precision option, whose f
+    /// registers are 64 bits wide; single ops keep their own kinds and set
+    /// the high halves as QEMU does: `Cpu::step_single`). The interpreter
+    /// runs it by `opcode` (a, b, c, imm laid out as the single forms');
+    /// compiled code leaves it to it.
     Fp64,
     /// A TLB instruction: imm = [`tlb`] operation, a = at, b = as.
     Tlb,
@@ -207,84 +207,13 @@ pub enum Kind {
     Undecodable,
 }
 
-/// [`translate`] for a core configured by `isa`: with the double-precision
-/// option every FP op becomes [`Kind::Fp64`].
-pub fn translate_for(insn: &Insn, isa: &q7_isa::IsaOptions) -> Op {
-    let mut op = translate(insn);
-    if isa.has(q7_isa::Feature::DoubleFloat) && op.kind.is_single_fp() {
-        op.kind = Kind::Fp64;
-    }
-    op
-}
-
-/// The single-precision kind of an FP opcode ([`Kind::Fp64`]'s runs).
+/// The single-precision kind of an FP opcode.
 pub fn single_kind(opcode: Opcode) -> Kind {
     let insn = Insn { op: opcode, len: 3, pc: 0, operands: q7_isa::Operands::new() };
     translate(&insn).kind
 }
 
 impl Kind {
-    /// The single-precision FP kinds (coprocessor 0).
-    pub fn is_single_fp(self) -> bool {
-        use Kind::*;
-        matches!(
-            self,
-            AddS | SubS
-                | MulS
-                | MaddS
-                | MsubS
-                | MaddnS
-                | DivnS
-                | MovS
-                | AbsS
-                | NegS
-                | ConstS
-                | Div0S
-                | Recip0S
-                | Sqrt0S
-                | Rsqrt0S
-                | Nexp01S
-                | MksadjS
-                | MkdadjS
-                | AddexpS
-                | AddexpmS
-                | Rfr
-                | Wfr
-                | RoundS
-                | TruncS
-                | FloorS
-                | CeilS
-                | UtruncS
-                | FloatS
-                | UfloatS
-                | UnS
-                | OeqS
-                | UeqS
-                | OltS
-                | UltS
-                | OleS
-                | UleS
-                | MoveqzS
-                | MovnezS
-                | MovltzS
-                | MovgezS
-                | MovfS
-                | MovtS
-                | Lsi
-                | Lsiu
-                | Lsip
-                | Lsx
-                | Lsxu
-                | Lsxp
-                | Ssi
-                | Ssiu
-                | Ssip
-                | Ssx
-                | Ssxu
-                | Ssxp
-        )
-    }
-
     /// Whether the op's only effects are on the core's own registers, plus
     /// loads: no store, no special-register write, nothing that reaches
     /// the machine (what the deadlock look ahead may run).

@@ -79,6 +79,7 @@ impl Cpu {
         let next = unsafe {
             ctx.ar = (&raw mut (*cpu).ar).cast();
             ctx.fr = (&raw mut (*cpu).fr).cast();
+            ctx.fr_hi = (&raw mut (*cpu).fr_hi).cast();
             ctx.sar = &raw mut (*cpu).sar;
             ctx.br = &raw mut (*cpu).br;
             ctx.fsr = &raw mut (*cpu).fsr;

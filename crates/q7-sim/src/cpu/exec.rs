@@ -667,7 +667,7 @@ impl Cpu {
             | Kind::Ssip
             | Kind::Ssx
             | Kind::Ssxu
-            | Kind::Ssxp => return self.step_fp(mem, op),
+            | Kind::Ssxp => return self.step_single(mem, op),
         }
         Ok(())
     }

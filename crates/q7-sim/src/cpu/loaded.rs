@@ -80,7 +80,7 @@ pub fn loaded_value_used(code: &[u8], pc: u32, isa: &IsaOptions) -> bool {
 fn next(code: &[u8], at: &mut usize, pc: u32, isa: &IsaOptions) -> Option<Op> {
     let insn = decode(code.get(*at..)?, pc.wrapping_add(*at as u32), isa).ok()?;
     *at += usize::from(insn.len);
-    Some(crate::uop::translate_for(&insn, isa))
+    Some(crate::uop::translate(&insn))
 }
 
 fn effect(op: &Op, dest: Reg) -> Effect {

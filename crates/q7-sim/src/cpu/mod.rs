@@ -348,7 +348,9 @@ impl Core {
                     Some(compiler) => compiler.clone(),
                     None => shared.insert(Compiler::new()?).clone(),
                 };
-                self.jit = Some(Box::new(Jit::new(hot, compiler)));
+                let mut jit = Jit::new(hot, compiler);
+                jit.wide_fp = self.cpu.config.isa.has(q7_isa::Feature::DoubleFloat);
+                self.jit = Some(Box::new(jit));
             }
             self.cpu.jit = Some(Box::new(JitCtx::new(self.cpu.id)));
         }

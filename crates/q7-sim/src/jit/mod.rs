@@ -77,6 +77,8 @@ pub struct JitCtx {
     pub br: *mut u32,
     /// The 16 FP registers, as bits.
     pub fr: *mut u32,
+    /// Their high halves, on a core with the double-precision option.
+    pub fr_hi: *mut u32,
     /// FSR (compares set its Invalid flag, inline arithmetic its Inexact
     /// flag).
     pub fsr: *mut u32,
@@ -134,6 +136,7 @@ impl JitCtx {
             sar: std::ptr::null_mut(),
             br: std::ptr::null_mut(),
             fr: std::ptr::null_mut(),
+            fr_hi: std::ptr::null_mut(),
             fsr: std::ptr::null_mut(),
             next_pc: 0,
             taken: 0,
@@ -191,6 +194,10 @@ pub(crate) struct Flavor {
     /// windows stay empty, so their code is left out (smaller IR, faster
     /// compiles) and watched accesses could only take the slow path anyway.
     pub checking: bool,
+    /// The core has the double-precision option: its f registers are 64
+    /// bits wide, and single ops set the high halves (`JitCtx::fr_hi`) as
+    /// the interpreter's `step_single_wide` does.
+    pub wide_fp: bool,
 }
 
 /// A block's translated ops with their addresses made relative to the
@@ -348,12 +355,14 @@ pub struct Jit {
     pub counting: bool,
     /// Compile the checker's in-line paths (memory has a checker).
     pub checking: bool,
+    /// See [`Flavor::wide_fp`].
+    pub wide_fp: bool,
 }
 
 impl Jit {
     pub fn new(hot: u32, compiler: SharedCompiler) -> Jit {
         let hot = hot.min(HOT / 2);
-        Jit { compiler, hot, pages: HostPages::new(), counting: false, checking: true }
+        Jit { compiler, hot, pages: HostPages::new(), counting: false, checking: true, wide_fp: false }
     }
 
     /// The shared compiler, locked (a thread that panicked holding it left
@@ -378,7 +387,7 @@ impl Jit {
     }
 
     fn flavor(&self) -> Flavor {
-        Flavor { counting: self.counting, checking: self.checking }
+        Flavor { counting: self.counting, checking: self.checking, wide_fp: self.wide_fp }
     }
 
     /// Counts one execution of `block` and compiles it when it gets hot;

@@ -112,6 +112,8 @@ pub(super) struct Translator<'a, 'f> {
     pub(super) ctx: Value,
     pub(super) ar: Value,
     pub(super) fr: Value,
+    /// `JitCtx::fr_hi`, when the core's f registers are 64 bits wide.
+    pub(super) fr_hi: Option<Value>,
     regs: [Variable; 16],
     pub(super) fregs: [Variable; 16],
     /// CPENABLE bit 0 clear (i8): FP ops exit.
@@ -197,6 +199,7 @@ pub(super) fn build(
     let fp_sig = b.import_signature(fp_sig);
     let ar = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, ar) as i32);
     let fr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, fr) as i32);
+    let fr_hi = flavor.wide_fp.then(|| b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, fr_hi) as i32));
     let regs: [Variable; 16] = std::array::from_fn(|_| b.declare_var(I32));
     let fregs: [Variable; 16] = std::array::from_fn(|_| b.declare_var(I32));
     for n in 0..16 {
@@ -233,6 +236,7 @@ pub(super) fn build(
         ctx,
         ar,
         fr,
+        fr_hi,
         regs,
         fregs,
         fp_off,

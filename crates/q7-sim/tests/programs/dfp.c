@@ -152,10 +152,12 @@ int main(void) {
   d_wfrd(0x12345678u, 0x9abcdef0u, r);
   show2("wfrd", r[0], r[1]);
   static const char *after[] = {"add.s", "mov.s", "lsi", "const.s", "moveqz.s", "wfr", "movt.s", "float.s", "abs.s"};
-  for (unsigned w = 0; w < 9; w++) {
-    d_after(w, 0xdeadbeefu, 0xbf800000u, r);
-    t_puts("hi after ");
-    show2(after[w], r[0], r[1]);
+  for (unsigned pass = 0; pass < 2; pass++) {
+    for (unsigned w = 0; w < 9; w++) {
+      d_after(w, 0xdeadbeefu, 0xbf800000u, r);
+      t_puts("hi after ");
+      show2(after[w], r[0], r[1]);
+    }
   }
 
   static unsigned long long buf[4] = {0x1111111122222222ull, 0x3333333344444444ull, 0x5555555566666666ull,

@@ -83,21 +83,25 @@ FUNC(d_wfrd)
  * which: 0 add.s f1,f1,f1; 1 mov.s f1,f2; 2 lsi f1 (word in[0] = lo);
  * 3 const.s f1,1; 4 moveqz.s f1,f2,a2 (a2 != 0: no move); 5 wfr f1,lo;
  * 6 movt.s f1,f2,b0 (b0 set); 7 float.s f1,a3,0; 8 abs.s f1,f2. */
+/* Each case is a block of four ops the JIT compiles (with a hot threshold
+ * of 1, from its second run: dfp.c runs each twice), so compiled code's
+ * high halves are checked too. */
+#define PAD movi a10, 0; movi a10, 0
 FUNC(d_after)
 	WFRD(1, 3, 4); WFRD(2, 4, 3)
 	s32i a4, a1, 16
 	movi a8, 1; wsr a8, br
 	beqz a2, 0f; beqi a2, 1, 1f; beqi a2, 2, 2f; beqi a2, 3, 3f
 	beqi a2, 4, 4f; beqi a2, 5, 5f; beqi a2, 6, 6f; beqi a2, 7, 7f
-	abs.s f1, f2; j 9f
-0:	add.s f1, f1, f1; j 9f
-1:	mov.s f1, f2; j 9f
-2:	lsi f1, a1, 16; j 9f
-3:	const.s f1, 1; j 9f
-4:	moveqz.s f1, f2, a2; j 9f
-5:	wfr f1, a4; j 9f
-6:	movt.s f1, f2, b0; j 9f
-7:	float.s f1, a3, 0
+	abs.s f1, f2; PAD; j 9f
+0:	add.s f1, f1, f1; PAD; j 9f
+1:	mov.s f1, f2; PAD; j 9f
+2:	lsi f1, a1, 16; PAD; j 9f
+3:	const.s f1, 1; PAD; j 9f
+4:	moveqz.s f1, f2, a2; PAD; j 9f
+5:	wfr f1, a4; PAD; j 9f
+6:	movt.s f1, f2, b0; PAD; j 9f
+7:	float.s f1, a3, 0; PAD; j 9f
 9:	RFRD(8, 1); rfr a9, f1; s32i a8, a5, 0; s32i a9, a5, 4; retw
 
 /* void d_ldst(unsigned *buf, unsigned out[12]): buf holds 4 doubles;

@@ -339,10 +339,21 @@ impl Cpu {
         Ok(())
     }
 
+    /// A single-precision FP op; with the double-precision option its
+    /// result also sets the f register's high half (compiled code does the
+    /// same: `jit::Flavor::wide_fp`).
+    pub(crate) fn step_single(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
+        if self.config.isa.has(q7_isa::Feature::DoubleFloat) {
+            self.step_single_wide(mem, op)
+        } else {
+            self.step_fp(mem, op)
+        }
+    }
+
     /// A single op with 64-bit f registers.
     fn step_single_wide(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
         let (a, b, c) = (usize::from(op.a & 15), usize::from(op.b & 15), usize::from(op.c & 15));
-        let kind = single_kind(op.opcode);
+        let kind = if op.kind == Kind::Fp64 { single_kind(op.opcode) } else { op.kind };
         // The moves copy the whole register when they move.
         let moves = match kind {
             Kind::MovS => Some(true),

@@ -149,12 +149,14 @@ impl Translator<'_, '_> {
                 };
                 let take = self.b.ins().icmp_imm_s(cc, test, 0);
                 self.fp_select(op, take);
+                return self.fp_high_half(op, Some(take));
             }
             MovfS | MovtS => {
                 let bit = self.boolean(op.c);
                 let cc = if op.kind == MovtS { IntCC::NotEqual } else { IntCC::Equal };
                 let take = self.b.ins().icmp_imm_s(cc, bit, 0);
                 self.fp_select(op, take);
+                return self.fp_high_half(op, Some(take));
             }
             Lsi | Lsiu | Lsip | Lsx | Lsxu | Lsxp => {
                 let (addr, updated) = self.fp_address(op);
@@ -179,6 +181,36 @@ impl Translator<'_, '_> {
                 }
             }
         }
+        self.fp_high_half(op, None);
+    }
+
+    /// On a core with 64-bit f registers, the high half of `op`'s
+    /// destination, as the interpreter's `step_single_wide` sets it: a move
+    /// copies it (`take`: a conditional move's condition), `wfr`
+    /// sign-extends, any other single result clears it. Stored at once
+    /// (high halves are never held in variables).
+    fn fp_high_half(&mut self, op: &Op, take: Option<Value>) {
+        use Kind::*;
+        let Some(hi) = self.fr_hi else { return };
+        let at = |n: u8| 4 * i32::from(n & 15);
+        let value = match (op.kind, take) {
+            (MovS, _) => self.b.ins().load(I32, TRUSTED, hi, at(op.b)),
+            (_, Some(take)) => {
+                let new = self.b.ins().load(I32, TRUSTED, hi, at(op.b));
+                let old = self.b.ins().load(I32, TRUSTED, hi, at(op.a));
+                self.b.ins().select(take, new, old)
+            }
+            (Wfr, _) => {
+                let x = self.reg(op.b);
+                self.b.ins().sshr_imm_u(x, 31)
+            }
+            // No f register written.
+            (Rfr | RoundS | TruncS | FloorS | CeilS | UtruncS, _) => return,
+            (UnS | OeqS | UeqS | OltS | UltS | OleS | UleS, _) => return,
+            (Ssi | Ssiu | Ssip | Ssx | Ssxu | Ssxp, _) => return,
+            _ => self.iconst(0),
+        };
+        self.b.ins().store(TRUSTED, value, hi, at(op.a));
     }
 
     /// `cmp.s b, f, f`: the boolean, and FSR.Invalid for a signalling NaN
