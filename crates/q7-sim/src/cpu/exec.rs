@@ -264,6 +264,14 @@ impl Cpu {
         }
     }
 
+    /// An FP op, or an FP state register's `rur`/`wur`, with CPENABLE's
+    /// coprocessor-0 bit clear.
+    #[cold]
+    pub(super) fn coprocessor0_disabled(&mut self, op: &Op) -> Trap {
+        let report = Stop::Unhandled { pc: op.pc, cause: cause::COPROCESSOR0_DISABLED };
+        self.exception(op, cause::COPROCESSOR0_DISABLED, None, report)
+    }
+
     #[cold]
     fn unaligned(&mut self, op: &Op, addr: u32, size: u8, store: bool) -> Trap {
         let report = Stop::Unaligned { pc: op.pc, addr, size, store };

@@ -11,7 +11,7 @@
 use crate::cpu::exec::Trap;
 use crate::cpu::Cpu;
 use crate::mem::Memory;
-use crate::stop::{cause, Stop};
+use crate::stop::Stop;
 use crate::uop::{Kind, Op};
 
 pub(crate) mod double;
@@ -229,12 +229,7 @@ impl Cpu {
     #[inline(always)]
     pub(crate) fn step_fp(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
         if self.cpenable & 1 == 0 {
-            let exc = cause::COPROCESSOR0_DISABLED;
-            let report = Stop::Unhandled { pc: op.pc, cause: exc };
-            return Err(match self.raise(op.pc, exc, None, report) {
-                Ok(()) => Trap::Redirect,
-                Err(stop) => Trap::Stop(stop),
-            });
+            return Err(self.coprocessor0_disabled(op));
         }
         let (a, b, c) = (op.a, op.b, op.c);
         let ar = |cpu: &Cpu, n: u8| cpu.ar[usize::from(n & 15)];

@@ -112,8 +112,7 @@ impl Cpu {
         }
         let fp_state = matches!(n, q7_isa::regs::FCR | q7_isa::regs::FSR);
         if matches!(op.kind, Kind::Rur | Kind::Wur) && fp_state && self.cpenable & 1 == 0 {
-            let report = Stop::Unhandled { pc: op.pc, cause: cause::COPROCESSOR0_DISABLED };
-            return Err(self.exception(op, cause::COPROCESSOR0_DISABLED, None, report));
+            return Err(self.coprocessor0_disabled(op));
         }
         match op.kind {
             Kind::Rsr => self.ar[a] = self.read_sr(n),

@@ -181,12 +181,7 @@ impl Cpu {
     /// A [`Kind::Fp64`] op: gated by CPENABLE as every FP op is.
     pub(crate) fn step_fp64(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
         if self.cpenable & 1 == 0 {
-            let exc = cause::COPROCESSOR0_DISABLED;
-            let report = Stop::Unhandled { pc: op.pc, cause: exc };
-            return Err(match self.raise(op.pc, exc, None, report) {
-                Ok(()) => Trap::Redirect,
-                Err(stop) => Trap::Stop(stop),
-            });
+            return Err(self.coprocessor0_disabled(op));
         }
         let (a, b, c) = (op.a, op.b, op.c);
         let ar = |cpu: &Cpu, n: u8| cpu.ar[usize::from(n & 15)];
