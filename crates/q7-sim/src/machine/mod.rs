@@ -341,7 +341,7 @@ impl Machine {
             };
             if position == self.schedule.order.len() {
                 self.schedule.next = None;
-                if let Some(end) = self.end_of_round(started) {
+                if let Some(end) = self.end_of_round(started, None) {
                     self.output.flush();
                     return Progress::Ended(end);
                 }
@@ -396,8 +396,10 @@ impl Machine {
         }
     }
 
-    /// The checks between rounds: the budget, the clock, Ctrl-C, deadlock.
-    fn end_of_round(&mut self, started: Instant) -> Option<RunEnd> {
+    /// The checks between rounds (the parallel schedule's between epochs):
+    /// the budget, the clock, Ctrl-C, deadlock. `views`: the cores' memory
+    /// views while the parallel schedule holds them (else the machine's).
+    fn end_of_round(&mut self, started: Instant, views: Option<&mut [Memory]>) -> Option<RunEnd> {
         if self.total_steps() >= self.limits.max_insns {
             return Some(RunEnd::Budget);
         }
@@ -409,7 +411,7 @@ impl Machine {
         }
         if self.total_steps() >= self.schedule.deadlock_check {
             self.schedule.deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
-            if self.deadlocked() {
+            if self.deadlocked_in(views) {
                 return Some(RunEnd::Deadlock);
             }
         }
@@ -420,9 +422,22 @@ impl Machine {
     /// none will ever write again, and each waits forever). Exact, never a
     /// guess: a core whose loop stores, counts or calls out is not in one.
     pub fn deadlocked(&mut self) -> bool {
+        self.deadlocked_in(None)
+    }
+
+    /// [`Machine::deadlocked`], each core looking ahead in its view when
+    /// `views` are given.
+    fn deadlocked_in(&mut self, mut views: Option<&mut [Memory]>) -> bool {
         let running: Vec<usize> = (0..self.cores.len()).filter(|&id| self.states[id] == CoreState::Running).collect();
+        let (cores, mem) = (&mut self.cores, &mut self.mem);
         !running.is_empty()
-            && running.iter().all(|&id| self.cores[id].spins_without_storing(&mut self.mem, DEADLOCK_LOOK_AHEAD))
+            && running.iter().all(|&id| {
+                let mem = match views.as_deref_mut() {
+                    Some(views) => &mut views[id],
+                    None => &mut *mem,
+                };
+                cores[id].spins_without_storing(mem, DEADLOCK_LOOK_AHEAD)
+            })
     }
 
     /// Runs core `id` until its steps reach `until` (about, unless the

@@ -17,9 +17,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{serve_simcall, CoreState, Machine, RunEnd, Service, DEADLOCK_CHECK_EVERY, DEADLOCK_LOOK_AHEAD};
+use super::{serve_simcall, CoreState, Machine, RunEnd, Service};
 use crate::cpu::{Core, Event};
-use crate::interrupt::Interrupt;
 use crate::mem::Memory;
 
 /// How long an epoch (the rounds between two meetings of the threads)
@@ -151,7 +150,7 @@ impl Machine {
             if let Some((_, id)) = fault {
                 break RunEnd::Fault(id);
             }
-            if let Some(end) = self.between_epochs(started, &mut views) {
+            if let Some(end) = self.end_of_round(started, Some(&mut views)) {
                 break end;
             }
         };
@@ -219,29 +218,5 @@ impl Machine {
         // Stable: each core's writes of a round keep their order.
         writes.sort_by_key(|w| (w.0, w.1));
         (fault, writes)
-    }
-
-    /// The checks the round-robin makes between rounds, between epochs.
-    fn between_epochs(&mut self, started: Instant, views: &mut [Memory]) -> Option<RunEnd> {
-        if self.total_steps() >= self.limits.max_insns {
-            return Some(RunEnd::Budget);
-        }
-        if started.elapsed() >= self.limits.wall {
-            return Some(RunEnd::Timeout);
-        }
-        if self.limits.interrupt.as_ref().is_some_and(Interrupt::requested) {
-            return Some(RunEnd::Interrupted);
-        }
-        if self.total_steps() >= self.schedule.deadlock_check {
-            self.schedule.deadlock_check = self.total_steps() + DEADLOCK_CHECK_EVERY;
-            let running: Vec<usize> =
-                (0..self.cores.len()).filter(|&id| self.states[id] == CoreState::Running).collect();
-            let deadlocked = !running.is_empty()
-                && running.iter().all(|&id| self.cores[id].spins_without_storing(&mut views[id], DEADLOCK_LOOK_AHEAD));
-            if deadlocked {
-                return Some(RunEnd::Deadlock);
-            }
-        }
-        None
     }
 }
