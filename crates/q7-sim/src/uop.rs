@@ -207,13 +207,37 @@ pub enum Kind {
     Undecodable,
 }
 
-/// The single-precision kind of an FP opcode.
-pub fn single_kind(opcode: Opcode) -> Kind {
-    let insn = Insn { op: opcode, len: 3, pc: 0, operands: q7_isa::Operands::new() };
-    translate(&insn).kind
+/// What a single-precision op leaves in the high half of its destination
+/// on a core whose f registers are 64 bits wide (the double-precision
+/// option), as QEMU does; the interpreter and compiled code both follow it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HighHalf {
+    /// A move (taken, for the conditional ones) copies the whole register.
+    Moved,
+    /// `wfr` sign-extends the word.
+    SignExtended,
+    /// No f register written, or a step that leaves its destination alone.
+    Untouched,
+    /// A computed or loaded single value, zero-extended.
+    Cleared,
 }
 
 impl Kind {
+    /// See [`HighHalf`].
+    pub fn high_half(self) -> HighHalf {
+        use Kind::*;
+        match self {
+            MovS | MoveqzS | MovnezS | MovltzS | MovgezS | MovfS | MovtS => HighHalf::Moved,
+            Wfr => HighHalf::SignExtended,
+            Rfr | RoundS | TruncS | FloorS | CeilS | UtruncS => HighHalf::Untouched,
+            UnS | OeqS | UeqS | OltS | UltS | OleS | UleS => HighHalf::Untouched,
+            Ssi | Ssiu | Ssip | Ssx | Ssxu | Ssxp => HighHalf::Untouched,
+            // The steps (see `cpu::fp::steps`).
+            Div0S | Sqrt0S | Nexp01S | AddexpS | MaddnS | DivnS => HighHalf::Untouched,
+            _ => HighHalf::Cleared,
+        }
+    }
+
     /// Whether the op's only effects are on the core's own registers, plus
     /// loads: no store, no special-register write, nothing that reaches
     /// the machine (what the deadlock look ahead may run).

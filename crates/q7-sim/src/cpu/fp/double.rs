@@ -17,7 +17,7 @@ use crate::cpu::exec::Trap;
 use crate::cpu::Cpu;
 use crate::mem::Memory;
 use crate::stop::{cause, Stop};
-use crate::uop::{single_kind, Kind, Op};
+use crate::uop::{HighHalf, Kind, Op};
 use q7_isa::Opcode as O;
 
 const QUIET: u64 = 1 << 51;
@@ -329,7 +329,7 @@ impl Cpu {
                 });
             }
             O::Div0D | O::Sqrt0D | O::Nexp01D | O::AddexpD | O::MaddnD | O::DivnD => {}
-            _ => return self.step_single_wide(mem, op),
+            _ => return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() })),
         }
         Ok(())
     }
@@ -348,7 +348,7 @@ impl Cpu {
     /// A single op with 64-bit f registers.
     fn step_single_wide(&mut self, mem: &mut Memory, op: &Op) -> Result<(), Trap> {
         let (a, b, c) = (usize::from(op.a & 15), usize::from(op.b & 15), usize::from(op.c & 15));
-        let kind = if op.kind == Kind::Fp64 { single_kind(op.opcode) } else { op.kind };
+        let kind = op.kind;
         // The moves copy the whole register when they move.
         let moves = match kind {
             Kind::MovS => Some(true),
@@ -366,36 +366,11 @@ impl Cpu {
             }
             return Ok(());
         }
-        let mut single = *op;
-        single.kind = kind;
-        self.step_fp(mem, &single)?;
-        match kind {
-            // QEMU sign-extends the word into the 64-bit register.
-            Kind::Wfr => self.fr_hi[a] = ((self.fr[a] as i32) >> 31) as u32,
-            // No f register written.
-            Kind::Rfr
-            | Kind::RoundS
-            | Kind::TruncS
-            | Kind::FloorS
-            | Kind::CeilS
-            | Kind::UtruncS
-            | Kind::UnS
-            | Kind::OeqS
-            | Kind::UeqS
-            | Kind::OltS
-            | Kind::UltS
-            | Kind::OleS
-            | Kind::UleS
-            | Kind::Ssi
-            | Kind::Ssiu
-            | Kind::Ssip
-            | Kind::Ssx
-            | Kind::Ssxu
-            | Kind::Ssxp => {}
-            // Steps that leave their destination alone (see `steps`).
-            Kind::Div0S | Kind::Sqrt0S | Kind::Nexp01S | Kind::AddexpS | Kind::MaddnS | Kind::DivnS => {}
-            // A computed or loaded single value, zero-extended.
-            _ => self.fr_hi[a] = 0,
+        self.step_fp(mem, op)?;
+        match kind.high_half() {
+            HighHalf::SignExtended => self.fr_hi[a] = ((self.fr[a] as i32) >> 31) as u32,
+            HighHalf::Cleared => self.fr_hi[a] = 0,
+            HighHalf::Moved | HighHalf::Untouched => {}
         }
         Ok(())
     }
@@ -457,14 +432,10 @@ pub(crate) fn address(op: &Op, ar: &[u32; 16]) -> Option<(u32, Option<u32>)> {
 }
 
 /// The data a [`Kind::Fp64`] op accesses, for DBREAK: (address, is a
-/// load); the single loads and stores as their own kinds give it.
+/// load, bytes); the single loads and stores are their own kinds.
 pub(crate) fn data_access(op: &Op, ar: &[u32; 16]) -> Option<(u32, bool, u32)> {
-    if let Some((addr, _)) = address(op, ar) {
-        return Some((addr, matches!(op.opcode, O::Ldi | O::Ldip | O::Ldx | O::Ldxp), 8));
-    }
-    let mut single = *op;
-    single.kind = single_kind(op.opcode);
-    single.data_access(ar).map(|access| (access.addr, access.load, access.size))
+    let (addr, _) = address(op, ar)?;
+    Some((addr, matches!(op.opcode, O::Ldi | O::Ldip | O::Ldx | O::Ldxp), 8))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 
 use super::{Translator, TRUSTED};
 use crate::jit::JitCtx;
-use crate::uop::{Kind, Op};
+use crate::uop::{HighHalf, Kind, Op};
 
 /// FP ops compiled code runs inline.
 pub(super) fn inline(kind: Kind) -> bool {
@@ -185,30 +185,29 @@ impl Translator<'_, '_> {
     }
 
     /// On a core with 64-bit f registers, the high half of `op`'s
-    /// destination, as the interpreter's `step_single_wide` sets it: a move
-    /// copies it (`take`: a conditional move's condition), `wfr`
-    /// sign-extends, any other single result clears it. Stored at once
-    /// (high halves are never held in variables).
+    /// destination by [`HighHalf`], as the interpreter sets it (`take`: a
+    /// conditional move's condition). Stored at once (high halves are
+    /// never held in variables).
     fn fp_high_half(&mut self, op: &Op, take: Option<Value>) {
-        use Kind::*;
         let Some(hi) = self.fr_hi else { return };
         let at = |n: u8| 4 * i32::from(n & 15);
-        let value = match (op.kind, take) {
-            (MovS, _) => self.b.ins().load(I32, TRUSTED, hi, at(op.b)),
-            (_, Some(take)) => {
+        let value = match op.kind.high_half() {
+            HighHalf::Moved => {
                 let new = self.b.ins().load(I32, TRUSTED, hi, at(op.b));
-                let old = self.b.ins().load(I32, TRUSTED, hi, at(op.a));
-                self.b.ins().select(take, new, old)
+                match take {
+                    Some(take) => {
+                        let old = self.b.ins().load(I32, TRUSTED, hi, at(op.a));
+                        self.b.ins().select(take, new, old)
+                    }
+                    None => new,
+                }
             }
-            (Wfr, _) => {
+            HighHalf::SignExtended => {
                 let x = self.reg(op.b);
                 self.b.ins().sshr_imm_u(x, 31)
             }
-            // No f register written.
-            (Rfr | RoundS | TruncS | FloorS | CeilS | UtruncS, _) => return,
-            (UnS | OeqS | UeqS | OltS | UltS | OleS | UleS, _) => return,
-            (Ssi | Ssiu | Ssip | Ssx | Ssxu | Ssxp, _) => return,
-            _ => self.iconst(0),
+            HighHalf::Untouched => return,
+            HighHalf::Cleared => self.iconst(0),
         };
         self.b.ins().store(TRUSTED, value, hi, at(op.a));
     }
