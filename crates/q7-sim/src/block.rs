@@ -271,17 +271,44 @@ pub(crate) fn build_one(pc: u32, fetcher: Fetcher<'_>, mem: &Memory) -> Result<B
     build(pc, fetcher, mem, 1)
 }
 
+/// The one instruction at `pc` decoded from `bytes` (those the MMU maps
+/// `pc` to), as a block of its own.
+pub(crate) fn decoded(pc: u32, bytes: &[u8], fetcher: Fetcher<'_>) -> Block {
+    let read = |_: u32, buf: &mut [u8; 3]| {
+        let n = bytes.len().min(3);
+        buf[..n].copy_from_slice(&bytes[..n]);
+        Ok(n)
+    };
+    let block = build_from(pc, fetcher, 1, read);
+    block.unwrap_or_else(|_| unreachable!("reading bytes in hand cannot fail"))
+}
+
 /// Decodes the block at `start`, of at most `max_ops` ops.
 fn build(start: u32, fetcher: Fetcher<'_>, mem: &Memory, max_ops: usize) -> Result<Block, Stop> {
+    let read = |pc: u32, buf: &mut [u8; 3]| {
+        mem.fetch(fetcher.core, pc, buf).map_err(|fault| Stop::Memory {
+            pc,
+            fault,
+            explanation: mem.explain_fault(fetcher.core, &fault),
+        })
+    };
+    build_from(start, fetcher, max_ops, read)
+}
+
+/// [`build`] over the bytes `read` gives for a pc (up to three).
+fn build_from(
+    start: u32,
+    fetcher: Fetcher<'_>,
+    max_ops: usize,
+    read: impl Fn(u32, &mut [u8; 3]) -> Result<usize, Stop>,
+) -> Result<Block, Stop> {
     let mut ops: Vec<Op> = Vec::new();
     let mut pc = start;
     loop {
         let mut buf = [0u8; 3];
-        let n = match mem.fetch(fetcher.core, pc, &mut buf) {
+        let n = match read(pc, &mut buf) {
             Ok(n) => n,
-            Err(fault) if ops.is_empty() => {
-                return Err(Stop::Memory { pc, fault, explanation: mem.explain_fault(fetcher.core, &fault) })
-            }
+            Err(stop) if ops.is_empty() => return Err(stop),
             Err(_) => break,
         };
         match decode(&buf[..n], pc, fetcher.isa) {

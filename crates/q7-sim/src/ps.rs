@@ -5,6 +5,9 @@ pub const INTLEVEL_MASK: u32 = 0xf;
 pub const EXCM: u32 = 1 << 4;
 /// User vector mode: exceptions go to the user (not kernel) vector.
 pub const UM: u32 = 1 << 5;
+/// The ring the core runs in (the MMU option); CRING is 0 under EXCM.
+pub const RING_SHIFT: u32 = 6;
+pub const RING_MASK: u32 = 3 << RING_SHIFT;
 /// Old window base, saved by window exceptions for `rfwo`/`rfwu`.
 pub const OWB_SHIFT: u32 = 8;
 pub const OWB_MASK: u32 = 0xf << OWB_SHIFT;

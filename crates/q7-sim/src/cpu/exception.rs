@@ -40,4 +40,12 @@ impl Cpu {
         self.exceptions += 1;
         Ok(())
     }
+
+    /// A fetch the MMU refused (`exc`, at `vaddr`) raised at `pc`.
+    #[cold]
+    pub(crate) fn fetch_exception(&mut self, pc: u32, exc: u32, vaddr: u32) -> Result<(), Stop> {
+        self.raise(pc, exc, Some(vaddr), Stop::Unhandled { pc, cause: exc })?;
+        self.exceptions += 1;
+        Ok(())
+    }
 }

@@ -9,6 +9,7 @@
 use crate::alu;
 use crate::block::{Block, HostCode};
 use crate::cost::TAKEN_BRANCH;
+use crate::cpu::mmu::Access;
 use crate::cpu::{Cpu, Event};
 use crate::mem::Memory;
 use crate::ps;
@@ -288,6 +289,24 @@ impl Cpu {
         self.exception(op, cause::LOAD_STORE_PIF_ADDR_ERROR, Some(fault.addr), report)
     }
 
+    /// The address an access reaches: `addr` itself unless the MMU
+    /// translates; then its exception when it refuses.
+    #[inline(always)]
+    fn physical_address(&mut self, mem: &Memory, op: &Op, addr: u32, access: Access) -> Result<u32, Trap> {
+        if self.untranslated() {
+            return Ok(addr);
+        }
+        self.translated(mem, op, addr, access)
+    }
+
+    #[cold]
+    fn translated(&mut self, mem: &Memory, op: &Op, addr: u32, access: Access) -> Result<u32, Trap> {
+        self.translate(mem, addr, access).map_err(|exc| {
+            let report = Stop::Unhandled { pc: op.pc, cause: exc };
+            self.exception(op, exc, Some(addr), report)
+        })
+    }
+
     #[inline(always)]
     fn aligned(&self, addr: u32, size: u32) -> u32 {
         // Without the unaligned-exception option the low bits are ignored.
@@ -304,6 +323,7 @@ impl Cpu {
         if addr & 3 != 0 {
             return Err(self.unaligned(op, addr, 4, false));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Load)?;
         match mem.load::<4>(self.id, op.pc, addr) {
             Ok(b) => Ok(u32::from_le_bytes(b)),
             Err(f) => Err(self.mem_fault(mem, op, f)),
@@ -317,6 +337,7 @@ impl Cpu {
         if addr & 7 != 0 {
             return Err(self.unaligned(op, addr, 8, false));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Load)?;
         match mem.load::<8>(self.id, op.pc, addr) {
             Ok(b) => Ok(u64::from_le_bytes(b)),
             Err(f) => Err(self.mem_fault(mem, op, f)),
@@ -328,6 +349,7 @@ impl Cpu {
         if addr & 7 != 0 {
             return Err(self.unaligned(op, addr, 8, true));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Store)?;
         mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
     }
 
@@ -337,6 +359,7 @@ impl Cpu {
         if addr & 1 != 0 {
             return Err(self.unaligned(op, addr, 2, false));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Load)?;
         match mem.load::<2>(self.id, op.pc, addr) {
             Ok(b) => Ok(u16::from_le_bytes(b)),
             Err(f) => Err(self.mem_fault(mem, op, f)),
@@ -345,6 +368,7 @@ impl Cpu {
 
     #[inline(always)]
     fn load8(&mut self, mem: &mut Memory, op: &Op, addr: u32) -> Result<u8, Trap> {
+        let addr = self.physical_address(mem, op, addr, Access::Load)?;
         match mem.load::<1>(self.id, op.pc, addr) {
             Ok(b) => Ok(b[0]),
             Err(f) => Err(self.mem_fault(mem, op, f)),
@@ -357,6 +381,7 @@ impl Cpu {
         if addr & 3 != 0 {
             return Err(self.unaligned(op, addr, 4, true));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Store)?;
         mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
     }
 
@@ -366,11 +391,13 @@ impl Cpu {
         if addr & 1 != 0 {
             return Err(self.unaligned(op, addr, 2, true));
         }
+        let addr = self.physical_address(mem, op, addr, Access::Store)?;
         mem.store(self.id, op.pc, addr, value.to_le_bytes()).map_err(|f| self.mem_fault(mem, op, f))
     }
 
     #[inline(always)]
     fn store8(&mut self, mem: &mut Memory, op: &Op, addr: u32, value: u8) -> Step {
+        let addr = self.physical_address(mem, op, addr, Access::Store)?;
         mem.store(self.id, op.pc, addr, [value]).map_err(|f| self.mem_fault(mem, op, f))
     }
 

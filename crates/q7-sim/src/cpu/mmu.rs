@@ -1,4 +1,5 @@
-//! The TLBs of the MMU option (QEMU's `de233_fpu`: the full MMU with
+//! Region protection's access rights (QEMU's `de212`), and the TLBs of
+//! the MMU option (QEMU's `de233_fpu`: the full MMU with
 //! autorefill ways and a spanning way), as state the TLB instructions
 //! read, write, probe and invalidate exactly as QEMU's `mmu_helper.c`
 //! does: ITLB ways 0..6 and DTLB ways 0..9 (ways 0..3 four autorefill
@@ -8,11 +9,18 @@
 //! DTLBCFG and PTEVADDR. At reset way 6 maps all 4 GiB to itself in
 //! 512 MiB pages (ASID 1, ring 0, attribute 3: the state `-M sim` boots in).
 //!
-//! Translation is not applied: fetches, loads and stores keep using the
-//! virtual address, which is right while the identity map stands (no
-//! page-table walk, autorefill, ring or attribute checks on accesses).
+//! Accesses translate through them as QEMU's `get_physical_addr_mmu`:
+//! a lookup (multi-hit and miss causes), on a miss the page-table walk
+//! through PTEVADDR that autorefills ways 0..3 in turn (and sets
+//! EXCVADDR), then the ring check against CRING and the attribute's
+//! rights. While the TLBs are as reset and PS.RING is 0 all of that is
+//! the identity with every right, so cores take the fast paths (the JIT
+//! included) until a program changes either; from then on its core runs
+//! through the interpreter, translating each fetch, load and store.
 
 use crate::cpu::Cpu;
+use crate::mem::Memory;
+use crate::ps;
 use crate::uop::tlb;
 
 /// The special registers of the MMU option.
@@ -23,12 +31,58 @@ pub(crate) mod reg {
     pub const DTLBCFG: u8 = 92;
 }
 
+/// A region's attribute at reset under region protection (bypass, all
+/// rights).
+pub(crate) const REGION_RESET: u8 = 2;
+
 /// RASID at reset: ASIDs 1..4 for rings 0..3.
 pub(crate) const RASID_RESET: u32 = 0x0403_0201;
 
-/// Exception causes a probe can raise.
-const INST_TLB_MULTI_HIT: u32 = 17;
-const LOAD_STORE_TLB_MULTI_HIT: u32 = 25;
+/// The exception causes of the MMU, instruction side then data side.
+const TLB_MISS: [u32; 2] = [16, 24];
+const TLB_MULTI_HIT: [u32; 2] = [17, 25];
+const PRIVILEGE: [u32; 2] = [18, 26];
+const FETCH_PROHIBITED: u32 = 20;
+const LOAD_PROHIBITED: u32 = 28;
+const STORE_PROHIBITED: u32 = 29;
+
+/// What an access wants of a page.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Access {
+    Fetch,
+    Load,
+    Store,
+}
+
+impl Access {
+    fn data(self) -> bool {
+        self != Access::Fetch
+    }
+
+    /// Whether an entry's attribute allows this access (ISA 4.6.5.10:
+    /// below 12 readable, bit 0 executable, bit 1 writable; 13 reads and
+    /// writes, isolated; 12, 14 and 15 nothing).
+    fn granted(self, attr: u8) -> bool {
+        let (read, write, exec) = match attr {
+            0..=11 => (true, attr & 2 != 0, attr & 1 != 0),
+            13 => (true, true, false),
+            _ => (false, false, false),
+        };
+        match self {
+            Access::Fetch => exec,
+            Access::Load => read,
+            Access::Store => write,
+        }
+    }
+
+    fn prohibited(self) -> u32 {
+        match self {
+            Access::Fetch => FETCH_PROHIBITED,
+            Access::Load => LOAD_PROHIBITED,
+            Access::Store => STORE_PROHIBITED,
+        }
+    }
+}
 
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 struct Entry {
@@ -42,6 +96,11 @@ struct Entry {
 #[derive(Clone, Debug)]
 pub(crate) struct Tlbs {
     ways: [[[Entry; 8]; 10]; 2],
+    /// Autorefills so far: the next goes to way `(refills + 1) % 4`.
+    refills: u32,
+    /// Set by the first write that can make translation other than the
+    /// reset identity (a TLB write or invalidation, RASID, a TLBCFG).
+    pub(crate) changed: bool,
 }
 
 /// Ways per TLB (instruction, data).
@@ -56,7 +115,7 @@ impl Tlbs {
                 *entry = Entry { vaddr: base, paddr: base, asid: 1, attr: 3 };
             }
         }
-        Tlbs { ways }
+        Tlbs { ways, refills: 0, changed: false }
     }
 }
 
@@ -144,10 +203,8 @@ impl Cpu {
             tlb::PROBE => {
                 let hit = self.tlb_lookup(v, data);
                 self.ar[a] = match hit {
-                    Err(()) => {
-                        return Err((if data { LOAD_STORE_TLB_MULTI_HIT } else { INST_TLB_MULTI_HIT }, v));
-                    }
-                    Ok(Some((way, ring))) if ring >= (self.ps >> 6 & 3) => {
+                    Err(()) => return Err((TLB_MULTI_HIT[side], v)),
+                    Ok(Some((way, _, ring))) if ring >= (self.ps & ps::RING_MASK) >> ps::RING_SHIFT => {
                         (v & 0xffff_f000) | way | if data { 0x10 } else { 0x8 }
                     }
                     Ok(_) => 0,
@@ -155,31 +212,161 @@ impl Cpu {
             }
             tlb::WRITE => {
                 if let Some((way, ei, vpn)) = spec {
-                    let pte = self.ar[a];
-                    let rasid = self.other_sr[usize::from(reg::RASID)];
-                    let new = Entry {
-                        vaddr: vpn,
-                        paddr: pte & addr_mask(self.tlb_cfg(data), way),
-                        asid: (rasid >> ((pte >> 1) & 0x18)) as u8,
-                        attr: (pte & 0xf) as u8,
-                    };
-                    if let Some(tlbs) = self.tlbs.as_deref_mut() {
-                        tlbs.ways[side][way as usize][ei] = new;
-                    }
+                    self.set_entry(data, way, ei, vpn, self.ar[a]);
                 }
             }
             _ => {
                 if let (Some((way, ei, _)), Some(tlbs)) = (spec, self.tlbs.as_deref_mut()) {
                     tlbs.ways[side][way as usize][ei].asid = 0;
+                    tlbs.changed = true;
+                    self.update_translating();
                 }
             }
         }
         Ok(())
     }
 
-    /// The way and ring of the one entry mapping `v` (`None`: a miss;
-    /// `Err`: more than one).
-    fn tlb_lookup(&self, v: u32, data: bool) -> Result<Option<(u32, u32)>, ()> {
+    /// Writes entry `ei` of `way` from a PTE (physical page, ring in bits
+    /// 4..5 naming the ASID through RASID, attribute in bits 0..3).
+    fn set_entry(&mut self, data: bool, way: u32, ei: usize, vpn: u32, pte: u32) {
+        let rasid = self.other_sr[usize::from(reg::RASID)];
+        let new = Entry {
+            vaddr: vpn,
+            paddr: pte & addr_mask(self.tlb_cfg(data), way),
+            asid: (rasid >> ((pte >> 1) & 0x18)) as u8,
+            attr: (pte & 0xf) as u8,
+        };
+        if let Some(tlbs) = self.tlbs.as_deref_mut() {
+            tlbs.ways[usize::from(data)][way as usize][ei] = new;
+            tlbs.changed = true;
+        }
+        self.update_translating();
+    }
+
+    /// Whether every access translates to itself with every right: the
+    /// TLBs as reset (or no MMU) and PS.RING 0. What lets a core skip
+    /// [`Cpu::translate`] and run compiled code.
+    #[inline(always)]
+    pub(crate) fn untranslated(&self) -> bool {
+        !self.translating
+    }
+
+    /// Recomputes [`Cpu::untranslated`] after a write to what it reads.
+    pub(crate) fn update_translating(&mut self) {
+        self.translating = match self.tlbs.as_deref() {
+            // Region protection (or neither): every region as reset.
+            None => self.region_attr != [[REGION_RESET; 8]; 2],
+            Some(tlbs) => tlbs.changed || self.ps & ps::RING_MASK != 0,
+        };
+    }
+
+    /// What region protection allows `access` at `vaddr` (QEMU's
+    /// `get_physical_addr_region` without translation: the address is
+    /// the physical one; `Err`, the cause).
+    fn region_rights(&self, vaddr: u32, access: Access) -> Result<u32, u32> {
+        let attr = self.region_attr[usize::from(access.data())][(vaddr >> 29) as usize];
+        // ISA 4.6.3.3: 0 reads and writes, 1, 2, 4 and 5 everything, 3
+        // executes only, 14 reads and writes (isolated), the rest nothing.
+        let (read, write, exec) = match attr {
+            0 | 14 => (true, true, false),
+            1 | 2 | 4 | 5 => (true, true, true),
+            3 => (false, false, true),
+            _ => (false, false, false),
+        };
+        let granted = match access {
+            Access::Fetch => exec,
+            Access::Load => read,
+            Access::Store => write,
+        };
+        if granted {
+            Ok(vaddr)
+        } else {
+            Err(access.prohibited())
+        }
+    }
+
+    /// The physical address of `vaddr` for `access` (`Err`: the cause of
+    /// the exception it raises, EXCVADDR being `vaddr`). A miss walks the
+    /// page table and autorefills, as QEMU does.
+    pub(crate) fn translate(&mut self, mem: &Memory, vaddr: u32, access: Access) -> Result<u32, u32> {
+        if self.tlbs.is_none() {
+            return self.region_rights(vaddr, access);
+        }
+        let data = access.data();
+        let side = usize::from(data);
+        let cring = if self.ps & ps::EXCM != 0 { 0 } else { (self.ps & ps::RING_MASK) >> ps::RING_SHIFT };
+        let (way, ei, ring) = match self.tlb_lookup(vaddr, data) {
+            Err(()) => return Err(TLB_MULTI_HIT[side]),
+            Ok(Some(hit)) => hit,
+            Ok(None) => {
+                let Some(pte) = self.page_table_entry(mem, vaddr) else { return Err(TLB_MISS[side]) };
+                let Some(tlbs) = self.tlbs.as_deref_mut() else { return Ok(vaddr) };
+                tlbs.refills = tlbs.refills.wrapping_add(1);
+                let way = tlbs.refills & 3;
+                let (vpn, ei) = split_way(self.tlb_cfg(data), vaddr, way);
+                self.set_entry(data, way, ei, vpn, pte);
+                self.excvaddr = vaddr;
+                (way, ei, pte >> 4 & 3)
+            }
+        };
+        self.entry_address(vaddr, access, cring, way, ei, ring)
+    }
+
+    /// The checks after a lookup found (`way`, `ei`) in `ring`.
+    fn entry_address(
+        &self,
+        vaddr: u32,
+        access: Access,
+        cring: u32,
+        way: u32,
+        ei: usize,
+        ring: u32,
+    ) -> Result<u32, u32> {
+        let data = access.data();
+        if ring < cring {
+            return Err(PRIVILEGE[usize::from(data)]);
+        }
+        let Some(tlbs) = self.tlbs.as_deref() else { return Ok(vaddr) };
+        let entry = tlbs.ways[usize::from(data)][way as usize][ei];
+        if !access.granted(entry.attr) {
+            return Err(access.prohibited());
+        }
+        Ok(entry.paddr | (vaddr & !addr_mask(self.tlb_cfg(data), way)))
+    }
+
+    /// The bytes of the instruction at `pc` (up to three; fewer at the
+    /// end of memory), each page read through the ITLB (`Err`: the cause
+    /// and the address of the fetch that faulted). The second page of an
+    /// instruction that crosses one is translated only when the first
+    /// byte's length needs it.
+    pub(crate) fn fetch_translated(&mut self, mem: &Memory, pc: u32) -> Result<([u8; 3], usize), (u32, u32)> {
+        let mut bytes = [0u8; 3];
+        let first = self.translate(mem, pc, Access::Fetch).map_err(|c| (c, pc))?;
+        let in_page = (0x1000 - (pc & 0xfff)).min(3) as usize;
+        let fault = |addr| (crate::stop::cause::INSTR_PIF_ADDR_ERROR, addr);
+        let n = mem.fetch(self.id, first, &mut bytes[..in_page]).map_err(|_| fault(pc))?;
+        let len = usize::from(q7_isa::instruction_length(bytes[0], &self.config.isa).unwrap_or(3)).min(3);
+        if n == in_page && len > n {
+            let next = (pc | 0xfff).wrapping_add(1);
+            let second = self.translate(mem, next, Access::Fetch).map_err(|c| (c, next))?;
+            let more = mem.fetch(self.id, second, &mut bytes[n..len]).unwrap_or(0);
+            return Ok((bytes, n + more));
+        }
+        Ok((bytes, n))
+    }
+
+    /// The PTE of `vaddr` from the page table at PTEVADDR, when the DTLB
+    /// maps its address for a ring-0 load and memory answers there.
+    fn page_table_entry(&self, mem: &Memory, vaddr: u32) -> Option<u32> {
+        let at = (self.other_sr[usize::from(reg::PTEVADDR)] | vaddr >> 10) & !3;
+        let (way, ei, ring) = self.tlb_lookup(at, true).ok()??;
+        let paddr = self.entry_address(at, Access::Load, 0, way, ei, ring).ok()?;
+        mem.host_read_u32_for(self.id, paddr).ok()
+    }
+
+    /// The way, entry and ring of the one entry mapping `v` (`None`: a
+    /// miss; `Err`: more than one).
+    fn tlb_lookup(&self, v: u32, data: bool) -> Result<Option<(u32, usize, u32)>, ()> {
         let Some(tlbs) = self.tlbs.as_deref() else { return Ok(None) };
         let cfg = self.tlb_cfg(data);
         let mut hit = None;
@@ -192,7 +379,7 @@ impl Cpu {
                     if hit.is_some() {
                         return Err(());
                     }
-                    hit = Some((way, ring));
+                    hit = Some((way, ei, ring));
                 }
             }
         }
@@ -201,6 +388,7 @@ impl Cpu {
 }
 
 /// What a write of `value` to MMU register `n` stores (`None`: not one).
+/// All but PTEVADDR change what translation gives.
 pub(crate) fn written(n: u8, value: u32) -> Option<u32> {
     match n {
         reg::RASID => Some((value & 0xffff_ff00) | 1),

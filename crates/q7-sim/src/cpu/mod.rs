@@ -114,6 +114,10 @@ pub struct Cpu {
     pub region_attr: [[u8; 8]; 2],
     /// The MMU's TLBs, on cores with the option.
     pub(crate) tlbs: Option<Box<mmu::Tlbs>>,
+    /// Whether accesses go through [`Cpu::translate`]: what
+    /// `region_attr`, the TLBs and PS.RING say, kept by
+    /// `Cpu::update_translating` where they change.
+    translating: bool,
     /// Retired instructions and modelled cycles.
     pub insns: u64,
     pub cycles: u64,
@@ -163,8 +167,9 @@ impl Cpu {
             threadptr: 0,
             irq: interrupts::Irq::new(),
             // QEMU's reset attribute: bypass.
-            region_attr: [[2; 8]; 2],
+            region_attr: [[mmu::REGION_RESET; 8]; 2],
             tlbs: config.mmu.then(|| Box::new(mmu::Tlbs::new())),
+            translating: false,
             insns: 0,
             cycles: 0,
             exceptions: 0,
@@ -425,6 +430,26 @@ impl Core {
             // Not the halt pc (that returned above) and not a hook: nothing
             // needs a look before this block runs again.
             let repeatable = !hooked_here;
+            if !self.cpu.untranslated() {
+                // The MMU maps code elsewhere or checks rights: one
+                // instruction at a time, fetched through it, never cached.
+                let block = match self.cpu.fetch_translated(mem, pc) {
+                    Ok((bytes, n)) => {
+                        let cpu = &self.cpu;
+                        let fetcher =
+                            Fetcher { core: cpu.id, isa: &cpu.config.isa, lend: cpu.lend, hooks: &self.hooks };
+                        crate::block::decoded(pc, &bytes[..n], fetcher)
+                    }
+                    Err((exc, vaddr)) => match self.cpu.fetch_exception(pc, exc, vaddr) {
+                        Ok(()) => continue,
+                        Err(stop) => return Event::Stopped(stop),
+                    },
+                };
+                if let Err(event) = self.cpu.exec_one(mem, &block, self.trace) {
+                    return event;
+                }
+                continue;
+            }
             let fetcher =
                 Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend, hooks: &self.hooks };
             let block = match self.cache.index_or_build(pc, fetcher, mem) {

@@ -95,6 +95,7 @@ impl Cpu {
             irq: self.irq.clone(),
             region_attr: self.region_attr,
             tlbs: self.tlbs.clone(),
+            translating: self.translating,
             insns: self.insns,
             cycles: self.cycles,
             exceptions: self.exceptions,

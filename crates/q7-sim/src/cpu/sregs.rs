@@ -74,8 +74,10 @@ impl Cpu {
         if self.write_interrupt_register(n, value) {
             return;
         }
-        if let (true, Some(value)) = (self.tlbs.is_some(), super::mmu::written(n, value)) {
+        if let (Some(tlbs), Some(value)) = (self.tlbs.as_deref_mut(), super::mmu::written(n, value)) {
+            tlbs.changed |= n != super::mmu::reg::PTEVADDR;
             self.other_sr[usize::from(n)] = value;
+            self.update_translating();
             return;
         }
         match n {
@@ -108,6 +110,7 @@ impl Cpu {
     pub(crate) fn set_ps(&mut self, value: u32) {
         self.ps = value & ps::WRITABLE;
         self.update_window_check();
+        self.update_translating();
         // A lower PS.INTLEVEL or a cleared EXCM may let one in.
         self.check_interrupts_soon();
     }

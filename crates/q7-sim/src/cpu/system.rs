@@ -17,7 +17,7 @@ impl Cpu {
     /// (reset 2, bypass) per side. `r?tlb0` gives the region's address,
     /// `r?tlb1` that with the attribute, `p?tlb` it with 1 (the one way),
     /// `w?tlb at, as` sets the attribute from at, `i?tlb` does nothing.
-    /// The attributes do not restrict accesses here.
+    /// Accesses check the attributes (`Cpu::translate`).
     pub(super) fn tlb(&mut self, op: &Op) -> Step {
         use crate::uop::tlb;
         if self.tlbs.is_some() {
@@ -38,7 +38,10 @@ impl Cpu {
             tlb::READ0 => self.ar[a] = base,
             tlb::READ1 => self.ar[a] = base | u32::from(self.region_attr[side][region]),
             tlb::PROBE => self.ar[a] = base | 1,
-            tlb::WRITE => self.region_attr[side][region] = (self.ar[a] & 0xf) as u8,
+            tlb::WRITE => {
+                self.region_attr[side][region] = (self.ar[a] & 0xf) as u8;
+                self.update_translating();
+            }
             _ => {}
         }
         Ok(())

@@ -373,6 +373,20 @@ fn region_protection_tlb_matches_qemu() {
 }
 
 #[test]
+fn region_protection_rights_match_qemu() {
+    // de212's region attributes restricting loads, stores and fetches
+    // (all sixteen), before the bus error of a region without memory.
+    let (code, out) = compare("de212", "2", "regions", &["regions.c"]);
+    assert_eq!(code, 49, "{out}");
+    for line in ["2 load rom 106 exc 0 0 0", "3 load rom 50000000 exc 1 28 50000000", "3 store 0 exc 1 29 80000010"] {
+        assert!(out.contains(&format!("{line}\n")), "{line}: {out}");
+    }
+    for line in ["0 jump 0 exc 1 20 80000020", "3 jump 0 exc 1 14 80000020", "14 store 0 exc 1 15 80000010"] {
+        assert!(out.contains(&format!("{line}\n")), "{line}: {out}");
+    }
+}
+
+#[test]
 fn mmu_tlb_instructions_match_qemu() {
     // de233_fpu's MMU TLBs: every way's entries at reset (way 6 the
     // identity map), writes in ways 1, 2, 4, 5, 7 and 9 read back and
@@ -384,6 +398,35 @@ fn mmu_tlb_instructions_match_qemu() {
     assert!(out.contains("\na0000006: 1 a0000003 1 a0000003 a000000e a0000016\n"), "{out}");
     assert!(out.contains("\n40003004: 0 0 40000001 50000001 4000300a dead exc 25 at v\n"), "{out}");
     assert!(out.ends_with("\nptevaddr 4030201 0 0 ffd00008\nitlbcfg 1130000 dtlbcfg 1130000\n"), "{out}");
+}
+
+#[test]
+fn mmu_translation_matches_qemu() {
+    // de233_fpu's MMU translating: ways 7..9 mapping data elsewhere, misses
+    // with and without a page table, autorefill (the way it fills,
+    // EXCVADDR), attributes refusing loads, stores and fetches, a
+    // multi-hit access, calls through the ITLB, rings 0 and 1.
+    let (code, out) = compare("de233_fpu", "2", "paging", &["paging.c"]);
+    assert_eq!(code, 47, "{out}");
+    for line in [
+        "mapped store 11223344 exc 0 0 0",
+        "miss 40005000 exc 1 24 40005000",
+        "refill load cafe0001 exc 0 0 0",
+        "refill excvaddr 40005024 exc 0 0 0",
+        "way 2 vpn 40004002 exc 0 0 0",
+        "store to attr 1 0 exc 1 29 40007004",
+        "load attr 12 40008000 exc 1 28 40008000",
+        "multi-hit 40001000 exc 1 25 40001000",
+        "call mapped 5a5 exc 0 0 0",
+        "call pte 0 fa1 exc 1 20 20011000",
+        "call miss fa1 exc 1 16 20013000",
+        " first 1a exc 2 1 40001014",
+        "ring 0 call in ring 1 600d exc 2 1 20010000",
+        " first 12 exc 2 1 20010000",
+        "ring 1 call in ring 1 600d exc 1 1 20010000",
+    ] {
+        assert!(out.contains(&format!("{line}\n")), "{line}: {out}");
+    }
 }
 
 #[test]
