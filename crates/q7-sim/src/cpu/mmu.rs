@@ -59,19 +59,18 @@ impl Access {
         self != Access::Fetch
     }
 
-    /// Whether an entry's attribute allows this access (ISA 4.6.5.10:
-    /// below 12 readable, bit 0 executable, bit 1 writable; 13 reads and
-    /// writes, isolated; 12, 14 and 15 nothing).
-    fn granted(self, attr: u8) -> bool {
-        let (read, write, exec) = match attr {
-            0..=11 => (true, attr & 2 != 0, attr & 1 != 0),
-            13 => (true, true, false),
-            _ => (false, false, false),
-        };
-        match self {
+    /// Whether `rights` (read, write, execute) allow this access; else
+    /// the cause of the exception it raises.
+    fn check(self, (read, write, exec): (bool, bool, bool)) -> Result<(), u32> {
+        let granted = match self {
             Access::Fetch => exec,
             Access::Load => read,
             Access::Store => write,
+        };
+        if granted {
+            Ok(())
+        } else {
+            Err(self.prohibited())
         }
     }
 
@@ -81,6 +80,29 @@ impl Access {
             Access::Load => LOAD_PROHIBITED,
             Access::Store => STORE_PROHIBITED,
         }
+    }
+}
+
+/// The rights (read, write, execute) of an MMU attribute (ISA 4.6.5.10:
+/// below 12 readable, bit 0 executable, bit 1 writable; 13 reads and
+/// writes, isolated; 12, 14 and 15 nothing).
+fn mmu_rights(attr: u8) -> (bool, bool, bool) {
+    match attr {
+        0..=11 => (true, attr & 2 != 0, attr & 1 != 0),
+        13 => (true, true, false),
+        _ => (false, false, false),
+    }
+}
+
+/// The rights of a region-protection attribute (ISA 4.6.3.3: 0 reads and
+/// writes, 1, 2, 4 and 5 everything, 3 executes only, 14 reads and writes,
+/// isolated; the rest nothing).
+fn region_rights(attr: u8) -> (bool, bool, bool) {
+    match attr {
+        0 | 14 => (true, true, false),
+        1 | 2 | 4 | 5 => (true, true, true),
+        3 => (false, false, true),
+        _ => (false, false, false),
     }
 }
 
@@ -260,37 +282,15 @@ impl Cpu {
         };
     }
 
-    /// What region protection allows `access` at `vaddr` (QEMU's
-    /// `get_physical_addr_region` without translation: the address is
-    /// the physical one; `Err`, the cause).
-    fn region_rights(&self, vaddr: u32, access: Access) -> Result<u32, u32> {
-        let attr = self.region_attr[usize::from(access.data())][(vaddr >> 29) as usize];
-        // ISA 4.6.3.3: 0 reads and writes, 1, 2, 4 and 5 everything, 3
-        // executes only, 14 reads and writes (isolated), the rest nothing.
-        let (read, write, exec) = match attr {
-            0 | 14 => (true, true, false),
-            1 | 2 | 4 | 5 => (true, true, true),
-            3 => (false, false, true),
-            _ => (false, false, false),
-        };
-        let granted = match access {
-            Access::Fetch => exec,
-            Access::Load => read,
-            Access::Store => write,
-        };
-        if granted {
-            Ok(vaddr)
-        } else {
-            Err(access.prohibited())
-        }
-    }
-
     /// The physical address of `vaddr` for `access` (`Err`: the cause of
     /// the exception it raises, EXCVADDR being `vaddr`). A miss walks the
     /// page table and autorefills, as QEMU does.
     pub(crate) fn translate(&mut self, mem: &Memory, vaddr: u32, access: Access) -> Result<u32, u32> {
         if self.tlbs.is_none() {
-            return self.region_rights(vaddr, access);
+            // Region protection (QEMU's `get_physical_addr_region`): no
+            // translation on these boards, rights per 512 MiB region.
+            let attr = self.region_attr[usize::from(access.data())][(vaddr >> 29) as usize];
+            return access.check(region_rights(attr)).map(|()| vaddr);
         }
         let data = access.data();
         let side = usize::from(data);
@@ -328,9 +328,7 @@ impl Cpu {
         }
         let Some(tlbs) = self.tlbs.as_deref() else { return Ok(vaddr) };
         let entry = tlbs.ways[usize::from(data)][way as usize][ei];
-        if !access.granted(entry.attr) {
-            return Err(access.prohibited());
-        }
+        access.check(mmu_rights(entry.attr))?;
         Ok(entry.paddr | (vaddr & !addr_mask(self.tlb_cfg(data), way)))
     }
 
