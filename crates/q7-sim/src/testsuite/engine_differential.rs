@@ -165,11 +165,15 @@ fn de212_programs_agree_under_both_engines() {
     run_all("de212", &Board::de212(), &["2", "0"], &sources);
     // atomic.c does not link at -O0 (clang places a literal after its use).
     run_all("de212", &Board::de212(), &["2"], &["calls.c", "atomic.c"]);
+    // Region attributes checked on every access once a program sets them.
+    run_all("de212", &Board::de212(), &["2"], &["regions.c"]);
 }
 
 #[test]
 fn de233_fpu_programs_agree_under_both_engines() {
-    run_all("de233_fpu", &Board::de233_fpu(), &["2"], &["fp.c", "fpdiv.c", "atomic.c", "relu.c", "memory.c"]);
+    // paging.c: the MMU translating once the program maps pages.
+    let sources = ["fp.c", "fpdiv.c", "atomic.c", "relu.c", "memory.c", "paging.c"];
+    run_all("de233_fpu", &Board::de233_fpu(), &["2"], &sources);
 }
 
 /// The exception cases of traps.c (its `which` word patched), and the

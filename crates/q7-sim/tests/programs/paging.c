@@ -43,6 +43,14 @@ static void result(const char *what, unsigned value) {
   t_puts("\n");
 }
 
+/* Runs hot enough to be compiled before the program maps anything, then
+ * again over a mapped address (which compiled code must not reach). */
+__attribute__((noinline)) static unsigned sum_words(const volatile unsigned *p, unsigned n) {
+  unsigned s = 0;
+  for (unsigned i = 0; i < n; i++) s = s * 31 + p[i];
+  return s;
+}
+
 /* The PTE of page v in the page table (pages[1] backs PT_PAGE). */
 static void set_pte(unsigned v, unsigned pte) {
   pages[1][(v >> 12) & 0x3ff] = pte;
@@ -51,6 +59,9 @@ static void set_pte(unsigned v, unsigned pte) {
 int main(void) {
   sys_vectors_on();
   sys_rec.skip = 3; /* a faulting load or store: record, go on */
+  for (unsigned i = 0; i < 1024; i++) pages[0][i] = i * 7;
+  start();
+  result("sum", sum_words(pages[0], 1024));
   pg_id(0x40000006);
   pg_ii(0x40000006);
 
@@ -59,6 +70,7 @@ int main(void) {
   start();
   pg_store(0x40001010, 0x11223344);
   result("mapped store", pages[0][4]);
+  result("sum mapped", sum_words((const volatile unsigned *)0x40001000, 1024));
   pages[0][5] = 0xa1b2c3d4;
   start();
   result("mapped load", pg_load(0x40001014));
