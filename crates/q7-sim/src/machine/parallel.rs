@@ -13,6 +13,14 @@
 //! are the same; only how long a core spins waiting for another differs.
 //! A thread with nothing left to run ends; the machine waits on the others
 //! in `join`, parked, not spinning.
+//!
+//! A core that only waits (a barrier's spin on memory another core will
+//! change) gives its turns away: when two turns in a row end at nearly
+//! one pc (within a few instructions), a
+//! short look ahead (`Core::spins_without_storing`) checks whether it spins
+//! without storing; while it does, its turns are skipped, leaving the host
+//! thread to the cores that work. Its turn count stays the round-robin's;
+//! only its spinning is shorter.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -31,6 +39,16 @@ const EPOCH_TARGET: Duration = Duration::from_millis(40);
 /// small op runs in one), and the most of any.
 const FIRST_EPOCH_ROUNDS: u64 = 128;
 const MAX_EPOCH_ROUNDS: u64 = 1 << 16;
+/// Instructions a spin loop must come back to its state within to count
+/// as waiting (a barrier's loop is a handful).
+const SPIN_LOOK_AHEAD: u64 = 256;
+/// How close two turns' ends must be for the core to be suspected of
+/// spinning (a spin loop's blocks are adjacent).
+const SPIN_SPAN: u32 = 32;
+/// Turns a core that was suspected but found working runs before it can
+/// be suspected again: bounds what the look aheads cost a working loop
+/// whose turns happen to end at one pc.
+const SUSPICION_BACKOFF: u32 = 16;
 
 /// One running core as a thread sees it.
 struct Lane<'a> {
@@ -44,6 +62,12 @@ struct Lane<'a> {
     writes: Vec<(u64, u32, Vec<u8>)>,
     /// The round of the turn in which the core stopped on a fault.
     fault_round: Option<u64>,
+    /// Where the core's last turn ended, and whether the one before ended
+    /// there too (see the module: a core that may only be waiting).
+    last_end: Option<u32>,
+    suspect: bool,
+    /// Turns before the core can be suspected again.
+    backoff: u32,
 }
 
 // SAFETY: a lane's core, state and memory view are borrowed by it alone; the
@@ -55,6 +79,33 @@ struct Lane<'a> {
 unsafe impl Send for Lane<'_> {}
 
 impl Lane<'_> {
+    /// Whether the core only waits this turn: suspected, and a look ahead
+    /// shows it spinning without storing (so memory another core changes
+    /// is what it waits on). Clears the suspicion once it works again.
+    fn waiting(&mut self) -> bool {
+        if !self.suspect {
+            return false;
+        }
+        let spinning = self.core.spins_without_storing(self.view, SPIN_LOOK_AHEAD);
+        if !spinning {
+            self.suspect = false;
+            self.backoff = SUSPICION_BACKOFF;
+        }
+        spinning
+    }
+
+    /// Notes where a turn ended: two in a row at nearly one pc make the
+    /// core a suspect (unless it was just found working).
+    fn turn_ended(&mut self) {
+        let pc = self.core.cpu.pc;
+        if self.backoff > 0 {
+            self.backoff -= 1;
+        } else {
+            self.suspect = self.last_end.is_some_and(|last| last.abs_diff(pc) <= SPIN_SPAN);
+        }
+        self.last_end = Some(pc);
+    }
+
     /// Runs one turn: until the core's steps reach `until` or it stops.
     fn turn(&mut self, until: u64) {
         while *self.state == CoreState::Running {
@@ -88,8 +139,13 @@ fn run_lanes(lanes: &mut [Lane], rounds: u64, quantum: u64, stop: &AtomicBool) {
             if *lane.state != CoreState::Running {
                 continue;
             }
+            if lane.waiting() {
+                *lane.round += 1;
+                continue;
+            }
             let until = lane.core.cpu.steps() + quantum;
             lane.turn(until);
+            lane.turn_ended();
             if matches!(lane.state, CoreState::Stopped(_)) {
                 lane.fault_round = Some(*lane.round);
                 stop.store(true, Ordering::Relaxed);
@@ -183,6 +239,9 @@ impl Machine {
                 round,
                 writes: Vec::new(),
                 fault_round: None,
+                last_end: None,
+                suspect: false,
+                backoff: 0,
             });
         // Running cores in contiguous blocks, as many (±1) per thread: a
         // merge tree's busy cores (0, 2, 4, 6, then 0, 4) spread over the

@@ -185,6 +185,27 @@ fn multicore_ops_agree_under_both_schedules_and_engines() {
 }
 
 #[test]
+fn waiting_cores_give_their_turns_away() {
+    // The 8-core sort: after each core's bitonic sort (some 6M instructions
+    // at this size), a merge tree, core 0 merging last while the other
+    // seven wait at a barrier. The round-robin runs their spin every turn
+    // (some 1.2M instructions each); the parallel schedule parks a core
+    // found spinning, so the cores retire less in all, for the same output.
+    let builtin = build_project("builtin");
+    let call = Call::new(&builtin, "sort_multicore_compute", vec![tensor(1 << 16, 12)]);
+    let sequential = call.run(1, Engine::JIT, false);
+    let parallel = call.run(2, Engine::JIT, false);
+    assert_eq!(parallel.threads, 2);
+    assert_eq!(seen(&sequential), seen(&parallel));
+    let retired = |report: &OpReport| report.stats.iter().map(|s| s.instructions).sum::<u64>();
+    let (spun, parked) = (retired(&sequential), retired(&parallel));
+    assert!(
+        parked + spun / 16 < spun,
+        "the cores retired {parked} instructions in parallel, {spun} in the round-robin"
+    );
+}
+
+#[test]
 fn the_planted_race_is_found_alike_and_runs_alike_unchecked() {
     let race = build(
         "race_op",
