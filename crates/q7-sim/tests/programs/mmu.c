@@ -9,8 +9,8 @@
 #include "sys.h"
 
 void mmu_read(unsigned v, unsigned out[6]);
-void mmu_wd(unsigned v, unsigned pte), mmu_wi(unsigned v, unsigned pte);
-void mmu_id(unsigned v), mmu_ii(unsigned v);
+void tlb_wd(unsigned v, unsigned pte), tlb_wi(unsigned v, unsigned pte);
+void tlb_id(unsigned v), tlb_ii(unsigned v);
 void mmu_regs(unsigned out[4]);
 void mmu_set_rasid(unsigned v), mmu_set_ptevaddr(unsigned v);
 unsigned mmu_cfg_written(unsigned v, unsigned data);
@@ -58,28 +58,28 @@ int main(void) {
   dump(0x00101234);
   dump(0xfe000123);
   /* 0x40000000..0x5fffffff is no memory: its way-6 entry can go. */
-  mmu_id(0x40000006);
-  mmu_ii(0x40000006);
+  tlb_id(0x40000006);
+  tlb_ii(0x40000006);
   dump(0x40000006);
   dump(0x40001000);
   /* Autorefill way 2, ring 0 (ASID 1) and ring 1 (ASID 2); way 1, ring 3. */
-  mmu_wd(0x40003002, 0x12345003);
-  mmu_wd(0x40002002, 0x23456017);
-  mmu_wd(0x40001001, 0x3456703f);
-  mmu_wi(0x40003002, 0x45678005);
+  tlb_wd(0x40003002, 0x12345003);
+  tlb_wd(0x40002002, 0x23456017);
+  tlb_wd(0x40001001, 0x3456703f);
+  tlb_wi(0x40003002, 0x45678005);
   dump(0x40003002);
   dump(0x40002002);
   dump(0x40001001);
   dump(0x40003abc);
   /* Way 4 (1 MiB) over way 2's page: a multi-hit probe. */
-  mmu_wd(0x40000004, 0x50000001);
+  tlb_wd(0x40000004, 0x50000001);
   dump(0x40000004);
   dump(0x40003004);
   /* Way 5 (128 MiB) on both sides; ways 7 and 9. */
-  mmu_wd(0x48000005, 0x6abcd123);
-  mmu_wi(0x48000005, 0x7abcd007);
-  mmu_wd(0x4a000007, 0x1111f00f);
-  mmu_wd(0x4b000009, 0x2222e00e);
+  tlb_wd(0x48000005, 0x6abcd123);
+  tlb_wi(0x48000005, 0x7abcd007);
+  tlb_wd(0x4a000007, 0x1111f00f);
+  tlb_wd(0x4b000009, 0x2222e00e);
   dump(0x48000005);
   dump(0x4a000007);
   dump(0x4b000009);
@@ -91,8 +91,8 @@ int main(void) {
   mmu_set_rasid(0x04030201);
   dump(0x40002002);
   /* Invalidation keeps the rest of the entry. */
-  mmu_id(0x40003002);
-  mmu_id(0x40000004);
+  tlb_id(0x40003002);
+  tlb_id(0x40000004);
   dump(0x40003002);
   dump(0x40000004);
   /* Register masks. */

@@ -2,6 +2,7 @@
  * knows the TLB instructions but not the MMU's special registers: their
  * rsr/wsr are bytes. */
 #include "sysvec.inc"
+#include "tlb_funcs.inc"
 
 #define RSR(t, sr) .byte ((t) << 4), (sr), 0x03	/* rsr at, sr */
 #define WSR(t, sr) .byte ((t) << 4), (sr), 0x13	/* wsr at, sr */
@@ -10,10 +11,6 @@
 #define ITLBCFG 91
 #define DTLBCFG 92
 
-#define FUNC(name) \
-	.section .text.name, "ax", @progbits; \
-	.global name; .p2align 2; \
-name:	entry a1, 32
 
 /* void mmu_read(unsigned v, unsigned out[6]): ritlb0, ritlb1, rdtlb0,
  * rdtlb1, pitlb, pdtlb of v. */
@@ -27,17 +24,6 @@ FUNC(mmu_read)
 	movi a4, 0xdead
 	pdtlb a4, a2; s32i a4, a3, 20
 	retw
-
-/* void mmu_wd(unsigned v, unsigned pte), mmu_wi(...): wdtlb/witlb pte, v. */
-FUNC(mmu_wd)
-	wdtlb a3, a2; dsync; retw
-FUNC(mmu_wi)
-	witlb a3, a2; isync; retw
-/* void mmu_id(unsigned v), mmu_ii(unsigned v): idtlb/iitlb v. */
-FUNC(mmu_id)
-	idtlb a2; dsync; retw
-FUNC(mmu_ii)
-	iitlb a2; isync; retw
 
 /* void mmu_regs(unsigned out[4]): RASID, ITLBCFG, DTLBCFG, PTEVADDR. */
 FUNC(mmu_regs)

@@ -10,8 +10,8 @@
 
 unsigned pg_load(unsigned v), pg_load8(unsigned v);
 void pg_store(unsigned v, unsigned x);
-void pg_wd(unsigned v, unsigned pte), pg_wi(unsigned v, unsigned pte);
-void pg_id(unsigned v), pg_ii(unsigned v);
+void tlb_wd(unsigned v, unsigned pte), tlb_wi(unsigned v, unsigned pte);
+void tlb_id(unsigned v), tlb_ii(unsigned v);
 unsigned pg_rdtlb0(unsigned v), pg_rdtlb1(unsigned v), pg_excvaddr(void);
 void pg_set_ptevaddr(unsigned v);
 unsigned pg_call(unsigned v);
@@ -24,24 +24,14 @@ static unsigned pages[4][1024] __attribute__((aligned(4096)));
 #define PT_BASE 0x40400000u /* PTEVADDR: PTEs of 0x40000000.. at 0x40500000.. */
 #define PT_PAGE 0x40500000u
 
+/* Clears the exception record before an access. */
 static void start(void) {
   sys_rec.count = 0;
   sys_rec.cause = 0;
   sys_rec.vaddr = 0;
 }
 
-static void result(const char *what, unsigned value) {
-  t_puts(what);
-  t_puts(" ");
-  t_putx(value);
-  t_puts(" exc ");
-  t_putu(sys_rec.count);
-  t_puts(" ");
-  t_putu(sys_rec.cause);
-  t_puts(" ");
-  t_putx(sys_rec.vaddr);
-  t_puts("\n");
-}
+#define result sys_report
 
 /* Runs hot enough to be compiled before the program maps anything, then
  * again over a mapped address (which compiled code must not reach). */
@@ -62,11 +52,11 @@ int main(void) {
   for (unsigned i = 0; i < 1024; i++) pages[0][i] = i * 7;
   start();
   result("sum", sum_words(pages[0], 1024));
-  pg_id(0x40000006);
-  pg_ii(0x40000006);
+  tlb_id(0x40000006);
+  tlb_ii(0x40000006);
 
   /* Way 7 maps 0x40001000 to pages[0]: stores there land in it. */
-  pg_wd(0x40001007, PAGE(0) | 3);
+  tlb_wd(0x40001007, PAGE(0) | 3);
   start();
   pg_store(0x40001010, 0x11223344);
   result("mapped store", pages[0][4]);
@@ -82,7 +72,7 @@ int main(void) {
   result("miss", pg_load(0x40005000));
 
   /* The page table mapped (way 8, read-only): autorefill from it. */
-  pg_wd(0x40500008, PAGE(1) | 1);
+  tlb_wd(0x40500008, PAGE(1) | 1);
   set_pte(0x40005000, PAGE(2) | 3);
   pages[2][9] = 0xcafe0001;
   start();
@@ -123,7 +113,7 @@ int main(void) {
   result("pte 0 store", pages[0][0]);
 
   /* Two ways mapping one page: a multi-hit. */
-  pg_wd(0x40001009, PAGE(2) | 3);
+  tlb_wd(0x40001009, PAGE(2) | 3);
   start();
   result("multi-hit", pg_load(0x40001000));
 
@@ -133,12 +123,12 @@ int main(void) {
    * execute (attribute 2), 0x20011000 from the page table (its PTE at
    * 0x40480044, way 9 mapping that page to pages[1] too: PTE 0, not
    * executable), then with no page table (a miss). */
-  pg_ii(0x20000006);
-  pg_wd(0x40480009, PAGE(1) | 1);
-  pg_wi(0x20010001, (unsigned)pg_target | 3);
+  tlb_ii(0x20000006);
+  tlb_wd(0x40480009, PAGE(1) | 1);
+  tlb_wi(0x20010001, (unsigned)pg_target | 3);
   start();
   result("call mapped", pg_call(0x20010000));
-  pg_wi(0x20012002, (unsigned)pg_target | 2);
+  tlb_wi(0x20012002, (unsigned)pg_target | 2);
   start();
   result("call attr 2", pg_call(0x20012000));
   start();
@@ -151,8 +141,8 @@ int main(void) {
   /* Rings: code and data of 0x00000000.. in ring 1 on both sides, then
    * ring-1 code loads from ring-0 and ring-1 pages and calls ring 0 and
    * ring 1 code. */
-  pg_wd(0x00000006, 0x10 | 3);
-  pg_wi(0x00000006, 0x10 | 3);
+  tlb_wd(0x00000006, 0x10 | 3);
+  tlb_wi(0x00000006, 0x10 | 3);
   start();
   result("ring 0 load in ring 0", pg_load(0x40001014));
   start();
@@ -164,7 +154,7 @@ int main(void) {
   start();
   result("ring 0 call in ring 1", pg_ring1(0x40006000, 0x20010000));
   result(" first", pg_first[1]);
-  pg_wi(0x20014003, (unsigned)pg_target | 0x10 | 3);
+  tlb_wi(0x20014003, (unsigned)pg_target | 0x10 | 3);
   start();
   result("ring 1 call in ring 1", pg_ring1(0x40006000, 0x20014000));
   result(" first", pg_first[1]);

@@ -3,14 +3,11 @@
  * instructions but not the MMU's special registers: their rsr/wsr are
  * bytes. */
 #include "sysvec.inc"
+#include "tlb_funcs.inc"
 
 #define WSR(t, sr) .byte ((t) << 4), (sr), 0x13	/* wsr at, sr */
 #define PTEVADDR 83
 
-#define FUNC(name) \
-	.section .text.name, "ax", @progbits; \
-	.global name; .p2align 2; \
-name:	entry a1, 32
 
 /* unsigned pg_load(unsigned v), pg_load8(v); void pg_store(v, x). */
 FUNC(pg_load)
@@ -19,16 +16,6 @@ FUNC(pg_load8)
 	l8ui a2, a2, 0; retw
 FUNC(pg_store)
 	s32i a3, a2, 0; retw
-
-/* void pg_wd(unsigned v, unsigned pte), pg_wi(...), pg_id(v), pg_ii(v). */
-FUNC(pg_wd)
-	wdtlb a3, a2; dsync; retw
-FUNC(pg_wi)
-	witlb a3, a2; isync; retw
-FUNC(pg_id)
-	idtlb a2; dsync; retw
-FUNC(pg_ii)
-	iitlb a2; isync; retw
 
 /* unsigned pg_rdtlb0(v), pg_rdtlb1(v), pg_excvaddr(void). */
 FUNC(pg_rdtlb0)

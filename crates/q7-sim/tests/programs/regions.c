@@ -8,22 +8,13 @@
 
 unsigned rg_load(unsigned v);
 void rg_store(unsigned v, unsigned x);
-void rg_wd(unsigned v, unsigned attr), rg_wi(unsigned v, unsigned attr);
+void tlb_wd(unsigned v, unsigned attr), tlb_wi(unsigned v, unsigned attr);
 void rg_jump(unsigned v);
 
 static void result(unsigned attr, const char *what, unsigned value) {
   t_putu(attr);
   t_puts(" ");
-  t_puts(what);
-  t_puts(" ");
-  t_putx(value);
-  t_puts(" exc ");
-  t_putu(sys_rec.count);
-  t_puts(" ");
-  t_putu(sys_rec.cause);
-  t_puts(" ");
-  t_putx(sys_rec.vaddr);
-  t_puts("\n");
+  sys_report(what, value);
   sys_rec.count = 0;
   sys_rec.cause = 0;
   sys_rec.vaddr = 0;
@@ -33,18 +24,18 @@ int main(void) {
   sys_vectors_on();
   sys_rec.skip = 3; /* a faulting load or store: record, go on */
   for (unsigned attr = 0; attr < 16; attr++) {
-    rg_wd(0x50000000, attr);
+    tlb_wd(0x50000000, attr);
     result(attr, "load rom", rg_load(0x50000000));
-    rg_wd(0x80000000, attr);
+    tlb_wd(0x80000000, attr);
     rg_store(0x80000010, attr);
     result(attr, "store", 0);
-    rg_wi(0x80000000, attr);
+    tlb_wi(0x80000000, attr);
     rg_jump(0x80000020);
     result(attr, "jump", 0);
   }
-  rg_wd(0x50000000, 2);
-  rg_wd(0x80000000, 2);
-  rg_wi(0x80000000, 2);
+  tlb_wd(0x50000000, 2);
+  tlb_wd(0x80000000, 2);
+  tlb_wi(0x80000000, 2);
   sys_rec.skip = 0;
   return 49;
 }

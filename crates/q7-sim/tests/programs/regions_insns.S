@@ -1,21 +1,12 @@
 /* Loads, stores and jumps for regions.c (de212's region protection). */
 #include "sysvec.inc"
-
-#define FUNC(name) \
-	.section .text.name, "ax", @progbits; \
-	.global name; .p2align 2; \
-name:	entry a1, 32
+#include "tlb_funcs.inc"
 
 /* unsigned rg_load(unsigned v); void rg_store(unsigned v, unsigned x). */
 FUNC(rg_load)
 	l32i a2, a2, 0; retw
 FUNC(rg_store)
 	s32i a3, a2, 0; retw
-/* void rg_wd(unsigned v, unsigned attr), rg_wi(...): wdtlb/witlb. */
-FUNC(rg_wd)
-	wdtlb a3, a2; dsync; retw
-FUNC(rg_wi)
-	witlb a3, a2; isync; retw
 
 /* void rg_jump(unsigned v): jumps to v, the exception vector told to
  * resume at the return. */

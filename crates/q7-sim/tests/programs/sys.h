@@ -16,6 +16,21 @@ struct sys_irq {
 };
 extern volatile struct sys_irq sys_irq;
 void sys_vectors_on(void);
+/* Prints "WHAT VALUE exc COUNT CAUSE VADDR" from the exception record
+ * (with rt.h's printers). */
+static inline void sys_report(const char *what, unsigned value) {
+  void t_puts(const char *s), t_putu(unsigned v), t_putx(unsigned v);
+  t_puts(what);
+  t_puts(" ");
+  t_putx(value);
+  t_puts(" exc ");
+  t_putu(sys_rec.count);
+  t_puts(" ");
+  t_putu(sys_rec.cause);
+  t_puts(" ");
+  t_putx(sys_rec.vaddr);
+  t_puts("\n");
+}
 /* rsil with a run-time level 0..7; returns the old PS. */
 unsigned rsil_to(unsigned level);
 #endif
