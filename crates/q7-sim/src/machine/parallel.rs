@@ -19,7 +19,8 @@
 //! one pc (within a few instructions), a
 //! short look ahead (`Core::spins_without_storing`) checks whether it spins
 //! without storing; while it does, its turns are skipped, leaving the host
-//! thread to the cores that work. Its turn count stays the round-robin's;
+//! thread to the cores that work (looking again after 1, 2, 4, 4, ...
+//! skipped turns). Its turn count stays the round-robin's;
 //! only its spinning is shorter.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,14 +42,21 @@ const FIRST_EPOCH_ROUNDS: u64 = 128;
 const MAX_EPOCH_ROUNDS: u64 = 1 << 16;
 /// Instructions a spin loop must come back to its state within to count
 /// as waiting (a barrier's loop is a handful).
-const SPIN_LOOK_AHEAD: u64 = 256;
+const SPIN_LOOK_AHEAD: u64 = 64;
 /// How close two turns' ends must be for the core to be suspected of
 /// spinning (a spin loop's blocks are adjacent).
 const SPIN_SPAN: u32 = 32;
+/// Turns a waiting core skips before it looks again, at the most: the
+/// turns between looks double while it keeps waiting (a look costs some
+/// microseconds, more than a skipped turn), so a core waits at most this
+/// many rounds past its release.
+const MAX_UNSEEN_TURNS: u32 = 4;
 /// Turns a core that was suspected but found working runs before it can
-/// be suspected again: bounds what the look aheads cost a working loop
-/// whose turns happen to end at one pc.
+/// be suspected again, at first and at the most: the wait doubles while
+/// its turns keep ending in the same place, so a working loop whose turns
+/// happen to end at nearly one pc is looked at ever more rarely.
 const SUSPICION_BACKOFF: u32 = 16;
+const MAX_SUSPICION_BACKOFF: u32 = 1024;
 
 /// One running core as a thread sees it.
 struct Lane<'a> {
@@ -66,8 +74,14 @@ struct Lane<'a> {
     /// there too (see the module: a core that may only be waiting).
     last_end: Option<u32>,
     suspect: bool,
-    /// Turns before the core can be suspected again.
+    /// Turns before the core can be suspected again, and the length of
+    /// the last such wait (0 once its turns end elsewhere).
     backoff: u32,
+    backoff_run: u32,
+    /// While it waits: turns to skip before the next look, and the length
+    /// of the last such run.
+    unseen: u32,
+    unseen_run: u32,
 }
 
 // SAFETY: a lane's core, state and memory view are borrowed by it alone; the
@@ -86,10 +100,19 @@ impl Lane<'_> {
         if !self.suspect {
             return false;
         }
+        if self.unseen > 0 {
+            self.unseen -= 1;
+            return true;
+        }
         let spinning = self.core.spins_without_storing(self.view, SPIN_LOOK_AHEAD);
-        if !spinning {
+        if spinning {
+            self.unseen_run = (self.unseen_run * 2).clamp(1, MAX_UNSEEN_TURNS);
+            self.unseen = self.unseen_run;
+        } else {
             self.suspect = false;
-            self.backoff = SUSPICION_BACKOFF;
+            self.backoff_run = (self.backoff_run * 2).clamp(SUSPICION_BACKOFF, MAX_SUSPICION_BACKOFF);
+            self.backoff = self.backoff_run;
+            self.unseen_run = 0;
         }
         spinning
     }
@@ -98,10 +121,15 @@ impl Lane<'_> {
     /// core a suspect (unless it was just found working).
     fn turn_ended(&mut self) {
         let pc = self.core.cpu.pc;
+        let near = self.last_end.is_some_and(|last| last.abs_diff(pc) <= SPIN_SPAN);
+        if !near {
+            // Somewhere new: what was learnt of the last place is moot.
+            (self.backoff, self.backoff_run) = (0, 0);
+        }
         if self.backoff > 0 {
             self.backoff -= 1;
         } else {
-            self.suspect = self.last_end.is_some_and(|last| last.abs_diff(pc) <= SPIN_SPAN);
+            self.suspect = near;
         }
         self.last_end = Some(pc);
     }
@@ -242,6 +270,9 @@ impl Machine {
                 last_end: None,
                 suspect: false,
                 backoff: 0,
+                backoff_run: 0,
+                unseen: 0,
+                unseen_run: 0,
             });
         // Running cores in contiguous blocks, as many (±1) per thread: a
         // merge tree's busy cores (0, 2, 4, 6, then 0, 4) spread over the
