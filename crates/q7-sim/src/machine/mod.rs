@@ -14,6 +14,7 @@
 //! without a race.
 
 mod parallel;
+mod parking;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

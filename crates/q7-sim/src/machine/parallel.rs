@@ -14,18 +14,12 @@
 //! A thread with nothing left to run ends; the machine waits on the others
 //! in `join`, parked, not spinning.
 //!
-//! A core that only waits (a barrier's spin on memory another core will
-//! change) gives its turns away: when two turns in a row end at nearly
-//! one pc (within a few instructions), a
-//! short look ahead (`Core::spins_without_storing`) checks whether it spins
-//! without storing; while it does, its turns are skipped, leaving the host
-//! thread to the cores that work (looking again after 1, 2, 4, 4, ...
-//! skipped turns). Its turn count stays the round-robin's;
-//! only its spinning is shorter.
+//! A core that only waits gives its turns away (`super::parking`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::parking::Parking;
 use super::{serve_simcall, CoreState, Machine, RunEnd, Service};
 use crate::cpu::{Core, Event};
 use crate::mem::Memory;
@@ -40,24 +34,6 @@ const EPOCH_TARGET: Duration = Duration::from_millis(40);
 /// small op runs in one), and the most of any.
 const FIRST_EPOCH_ROUNDS: u64 = 128;
 const MAX_EPOCH_ROUNDS: u64 = 1 << 16;
-/// Instructions a spin loop must come back to its state within to count
-/// as waiting (a barrier's loop is a handful).
-const SPIN_LOOK_AHEAD: u64 = 64;
-/// How close two turns' ends must be for the core to be suspected of
-/// spinning (a spin loop's blocks are adjacent).
-const SPIN_SPAN: u32 = 32;
-/// Turns a waiting core skips before it looks again, at the most: the
-/// turns between looks double while it keeps waiting (a look costs some
-/// microseconds, more than a skipped turn), so a core waits at most this
-/// many rounds past its release.
-const MAX_UNSEEN_TURNS: u32 = 4;
-/// Turns a core that was suspected but found working runs before it can
-/// be suspected again, at first and at the most: the wait doubles while
-/// its turns keep ending in the same place, so a working loop whose turns
-/// happen to end at nearly one pc is looked at ever more rarely.
-const SUSPICION_BACKOFF: u32 = 16;
-const MAX_SUSPICION_BACKOFF: u32 = 1024;
-
 /// One running core as a thread sees it.
 struct Lane<'a> {
     id: usize,
@@ -70,18 +46,8 @@ struct Lane<'a> {
     writes: Vec<(u64, u32, Vec<u8>)>,
     /// The round of the turn in which the core stopped on a fault.
     fault_round: Option<u64>,
-    /// Where the core's last turn ended, and whether the one before ended
-    /// there too (see the module: a core that may only be waiting).
-    last_end: Option<u32>,
-    suspect: bool,
-    /// Turns before the core can be suspected again, and the length of
-    /// the last such wait (0 once its turns end elsewhere).
-    backoff: u32,
-    backoff_run: u32,
-    /// While it waits: turns to skip before the next look, and the length
-    /// of the last such run.
-    unseen: u32,
-    unseen_run: u32,
+    /// Whether it only waits (see `parking`): kept across epochs.
+    parking: &'a mut Parking,
 }
 
 // SAFETY: a lane's core, state and memory view are borrowed by it alone; the
@@ -93,47 +59,6 @@ struct Lane<'a> {
 unsafe impl Send for Lane<'_> {}
 
 impl Lane<'_> {
-    /// Whether the core only waits this turn: suspected, and a look ahead
-    /// shows it spinning without storing (so memory another core changes
-    /// is what it waits on). Clears the suspicion once it works again.
-    fn waiting(&mut self) -> bool {
-        if !self.suspect {
-            return false;
-        }
-        if self.unseen > 0 {
-            self.unseen -= 1;
-            return true;
-        }
-        let spinning = self.core.spins_without_storing(self.view, SPIN_LOOK_AHEAD);
-        if spinning {
-            self.unseen_run = (self.unseen_run * 2).clamp(1, MAX_UNSEEN_TURNS);
-            self.unseen = self.unseen_run;
-        } else {
-            self.suspect = false;
-            self.backoff_run = (self.backoff_run * 2).clamp(SUSPICION_BACKOFF, MAX_SUSPICION_BACKOFF);
-            self.backoff = self.backoff_run;
-            self.unseen_run = 0;
-        }
-        spinning
-    }
-
-    /// Notes where a turn ended: two in a row at nearly one pc make the
-    /// core a suspect (unless it was just found working).
-    fn turn_ended(&mut self) {
-        let pc = self.core.cpu.pc;
-        let near = self.last_end.is_some_and(|last| last.abs_diff(pc) <= SPIN_SPAN);
-        if !near {
-            // Somewhere new: what was learnt of the last place is moot.
-            (self.backoff, self.backoff_run) = (0, 0);
-        }
-        if self.backoff > 0 {
-            self.backoff -= 1;
-        } else {
-            self.suspect = near;
-        }
-        self.last_end = Some(pc);
-    }
-
     /// Runs one turn: until the core's steps reach `until` or it stops.
     fn turn(&mut self, until: u64) {
         while *self.state == CoreState::Running {
@@ -167,13 +92,13 @@ fn run_lanes(lanes: &mut [Lane], rounds: u64, quantum: u64, stop: &AtomicBool) {
             if *lane.state != CoreState::Running {
                 continue;
             }
-            if lane.waiting() {
+            if lane.parking.waiting(lane.core, lane.view) {
                 *lane.round += 1;
                 continue;
             }
             let until = lane.core.cpu.steps() + quantum;
             lane.turn(until);
-            lane.turn_ended();
+            lane.parking.turn_ended(lane.core.cpu.pc);
             if matches!(lane.state, CoreState::Stopped(_)) {
                 lane.fault_round = Some(*lane.round);
                 stop.store(true, Ordering::Relaxed);
@@ -209,6 +134,7 @@ impl Machine {
         let count = self.cores.len();
         let mut views: Vec<Memory> = (0..count).map(|id| self.mem.view_for(id)).collect();
         let mut rounds = vec![0u64; count];
+        let mut parking = vec![Parking::default(); count];
         let quantum = self.limits.quantum.max(1);
         let mut epoch_rounds = FIRST_EPOCH_ROUNDS;
         let end = loop {
@@ -221,7 +147,7 @@ impl Machine {
             let left = self.limits.max_insns.saturating_sub(self.total_steps());
             let epoch = (left / (quantum * running)).clamp(1, epoch_rounds);
             let epoch_started = Instant::now();
-            let (fault, writes) = self.run_epoch(&mut views, &mut rounds, threads, epoch, quantum);
+            let (fault, writes) = self.run_epoch(&mut views, &mut rounds, &mut parking, threads, epoch, quantum);
             let took = epoch_started.elapsed().as_secs_f64().max(1e-6);
             let scaled = epoch as f64 * EPOCH_TARGET.as_secs_f64() / took;
             epoch_rounds = (scaled as u64).clamp(1, MAX_EPOCH_ROUNDS);
@@ -252,14 +178,15 @@ impl Machine {
         &mut self,
         views: &mut [Memory],
         rounds: &mut [u64],
+        parking: &mut [Parking],
         threads: usize,
         epoch: u64,
         quantum: u64,
     ) -> (Option<(u64, usize)>, Vec<(u64, usize, u32, Vec<u8>)>) {
-        let lanes = (self.cores.iter_mut().zip(&mut self.states).zip(views).zip(rounds))
+        let lanes = (self.cores.iter_mut().zip(&mut self.states).zip(views).zip(rounds).zip(parking))
             .enumerate()
-            .filter(|(_, (((_, state), _), _))| **state == CoreState::Running)
-            .map(|(id, (((core, state), view), round))| Lane {
+            .filter(|(_, ((((_, state), _), _), _))| **state == CoreState::Running)
+            .map(|(id, ((((core, state), view), round), parking))| Lane {
                 id,
                 core,
                 state,
@@ -267,12 +194,7 @@ impl Machine {
                 round,
                 writes: Vec::new(),
                 fault_round: None,
-                last_end: None,
-                suspect: false,
-                backoff: 0,
-                backoff_run: 0,
-                unseen: 0,
-                unseen_run: 0,
+                parking,
             });
         // Running cores in contiguous blocks, as many (±1) per thread: a
         // merge tree's busy cores (0, 2, 4, 6, then 0, 4) spread over the
