@@ -65,6 +65,10 @@ pub struct Translation {
     pub covered: Cell<bool>,
     /// Its own code was sought after its region was refused at entry.
     pub own_tried: Cell<bool>,
+    /// Where control went after the block last ran outside compiled code
+    /// (the dispatcher records it): for a `callx` or `retw`, a target a
+    /// region may take in (see `crate::jit::region::discover`).
+    pub last_exit: Cell<u32>,
 }
 
 /// One block of a region: where it is and where its ops are in
@@ -87,7 +91,8 @@ pub struct Region {
     pub(crate) blocks: Box<[RegionBlock]>,
     /// Every block's ops, in block order (`fp_step` indexes them).
     pub(crate) ops: Box<[Op]>,
-    /// Highest window frame any op names.
+    /// Highest window frame the head and the blocks it reaches without
+    /// rotating the window name (`crate::jit::region::frames`).
     pub(crate) max_frame: u8,
     /// Lowest start and highest end of its blocks.
     lo: u32,
@@ -97,7 +102,8 @@ pub struct Region {
 }
 
 impl Region {
-    pub(crate) fn new(code: HostCode, blocks: &[&Block]) -> Region {
+    /// `max_frame`: see [`Region::max_frame`].
+    pub(crate) fn new(code: HostCode, blocks: &[&Block], max_frame: u8) -> Region {
         let mut ops = Vec::new();
         let mut placed = Vec::with_capacity(blocks.len());
         for block in blocks {
@@ -110,7 +116,6 @@ impl Region {
             });
             ops.extend_from_slice(&block.ops);
         }
-        let max_frame = blocks.iter().map(|b| b.max_frame).max().unwrap_or(0);
         let lo = blocks.iter().map(|b| b.start).min().unwrap_or(0);
         let hi = blocks.iter().map(|b| b.end).max().unwrap_or(0);
         Region {

@@ -6,9 +6,9 @@ use std::ffi::c_void;
 use crate::block::{Block, HostCode, Region};
 use crate::cpu::{Cpu, Event};
 use crate::jit::region::{unpack, MAX_REGION_BUDGET};
-use crate::jit::JitCtx;
+use crate::jit::{JitCtx, WINDOW_REFUSED};
 use crate::mem::Memory;
-use crate::uop::Op;
+use crate::uop::{Kind, Op};
 
 impl Cpu {
     /// Runs `code`, a compiled form of `block`, about to execute, on this
@@ -81,6 +81,7 @@ impl Cpu {
             ctx.fr = (&raw mut (*cpu).fr).cast();
             ctx.fr_hi = (&raw mut (*cpu).fr_hi).cast();
             ctx.sar = &raw mut (*cpu).sar;
+            ctx.ps = &raw mut (*cpu).ps;
             ctx.br = &raw mut (*cpu).br;
             ctx.fsr = &raw mut (*cpu).fsr;
             ctx.cpenable = (*cpu).cpenable;
@@ -91,6 +92,7 @@ impl Cpu {
             ctx.iterations = iterations;
             ctx.done = 0;
             ctx.fp_step = Some(fp_step);
+            ctx.window_step = Some(window_step);
             ctx.cpu = cpu.cast();
             ctx.ops = ops.as_ptr();
             ctx.base = base;
@@ -121,4 +123,20 @@ unsafe extern "C" fn fp_step(ctx: *mut JitCtx, index: u32) -> u32 {
     let (cpu, mem, op) =
         unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &mut *(*ctx).mem, &*(*ctx).ops.add(index as usize)) };
     u32::from(cpu.step_fp(mem, op).is_err())
+}
+
+/// [`crate::jit::WindowStep`]: `entry` or `retw` for compiled code, which
+/// has stored the registers and reloads them after (the window rotated).
+unsafe extern "C" fn window_step(ctx: *mut JitCtx, index: u32) -> u64 {
+    // SAFETY: as in `fp_step`.
+    let (cpu, op) = unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &*(*ctx).ops.add(index as usize)) };
+    let next = match op.kind {
+        Kind::Entry if cpu.entry_inline(op) => 0,
+        Kind::Retw => match cpu.retw_inline(op) {
+            Some(pc) => pc,
+            None => return WINDOW_REFUSED,
+        },
+        _ => return WINDOW_REFUSED,
+    };
+    u64::from(cpu.free_frames()) | u64::from(next) << 32
 }

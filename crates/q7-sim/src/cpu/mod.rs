@@ -482,6 +482,9 @@ impl Core {
                 if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
+                // Where a `callx` or `retw` went: a region may take it in
+                // (`jit::region::discover`).
+                block.translation.last_exit.set(self.cpu.pc);
                 let interrupts = self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64) < fast_limit;
                 if !repeatable
                     || self.cpu.pc != pc

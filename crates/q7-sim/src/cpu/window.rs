@@ -14,6 +14,7 @@ use crate::config::{vector, ExceptionModel};
 use crate::cpu::Cpu;
 use crate::ps;
 use crate::stop::Stop;
+use crate::uop::Op;
 
 impl Cpu {
     /// Moves the 16-register view to the window at `wb`.
@@ -103,6 +104,37 @@ impl Cpu {
         self.ar[usize::from(stack_reg & 15)] = sp;
         self.update_window_check();
         Ok(true)
+    }
+
+    /// `entry` as compiled code runs it (`jit`'s window ops): done, as
+    /// [`Cpu::entry`] does it, when that raises no window overflow and the
+    /// new stack pointer passes the guard; else false with nothing changed
+    /// (the interpreter then runs the op and raises or stops).
+    pub(crate) fn entry_inline(&mut self, op: &Op) -> bool {
+        let callinc = (self.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;
+        if self.checks_on() && self.overflows(((callinc * 4 + u32::from(op.b)) / 4) as u8) {
+            return false;
+        }
+        let sp = self.ar[usize::from(op.b & 15)].wrapping_sub(op.imm);
+        self.check_stack(op.pc, sp).is_ok() && matches!(self.entry(op.pc, op.b, op.imm), Ok(true))
+    }
+
+    /// `retw` as compiled code runs it: the return address when it is legal
+    /// and the caller's frame is in registers (no underflow), having
+    /// returned; else `None` with nothing changed.
+    pub(crate) fn retw_inline(&mut self, op: &Op) -> Option<u32> {
+        let caller = self.windowbase.wrapping_sub(self.ar[0] >> 30) & (self.frames() - 1);
+        if self.windowstart & (1 << caller) == 0 || self.illegal_retw().is_some() {
+            return None;
+        }
+        self.retw(op.pc);
+        Some(self.next_pc)
+    }
+
+    /// Frames above the current one that instructions may name without a
+    /// window overflow (see [`Cpu::overflows`]).
+    pub(crate) fn free_frames(&self) -> u8 {
+        self.free_frames
     }
 
     pub(crate) fn check_stack(&self, pc: u32, sp: u32) -> Result<(), Stop> {
