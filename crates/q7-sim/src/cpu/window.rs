@@ -19,29 +19,22 @@ use crate::uop::Op;
 impl Cpu {
     /// Moves the 16-register view to the window at `wb`.
     pub(crate) fn set_windowbase(&mut self, wb: u32) {
-        // Calls rotate on every call and return: whole 16-register copies
-        // (fixed length, so inline moves), in two pieces only where the
-        // view wraps around the physical file.
+        // Calls rotate on every call and return: the view moves as four
+        // frames of four registers (fixed-length moves, no call), each
+        // wrapping around the physical file on its own.
         // NAREG is 32 or 64 (a power of two: indices wrap with a mask).
         let nareg = (self.config.nareg as usize).min(self.phys.len());
         let mask = nareg - 1;
-        let at = |wb: u32| (wb as usize * 4) & mask;
-        let from = at(self.windowbase);
-        if let Some(view) = self.phys.get_mut(from..from + 16).filter(|_| from + 16 <= nareg) {
-            view.copy_from_slice(&self.ar);
-        } else {
-            for (i, &value) in self.ar.iter().enumerate() {
-                self.phys[(from + i) & mask] = value;
-            }
+        let from = (self.windowbase as usize * 4) & mask;
+        for (k, frame) in self.ar.chunks_exact(4).enumerate() {
+            let at = (from + 4 * k) & mask;
+            self.phys[at..at + 4].copy_from_slice(frame);
         }
         self.windowbase = wb & (self.frames() - 1);
-        let from = at(self.windowbase);
-        if let Some(view) = self.phys.get(from..from + 16).filter(|_| from + 16 <= nareg) {
-            self.ar.copy_from_slice(view);
-        } else {
-            for (i, value) in self.ar.iter_mut().enumerate() {
-                *value = self.phys[(from + i) & mask];
-            }
+        let from = (self.windowbase as usize * 4) & mask;
+        for (k, frame) in self.ar.chunks_exact_mut(4).enumerate() {
+            let at = (from + 4 * k) & mask;
+            frame.copy_from_slice(&self.phys[at..at + 4]);
         }
         self.update_window_check();
     }
