@@ -193,9 +193,6 @@ impl Translator<'_, '_> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.def_var(counts, zero);
         self.done = Some(counts);
-        // At most MAX_REGION_BUDGET: the low half is the whole of it.
-        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
-        let budget = self.b.ins().ireduce(I32, budget);
         let heads: Vec<_> = blocks.iter().map(|_| self.b.create_block()).collect();
         let frames = frames(blocks);
         let (callees, sites) = (dynamic_targets(blocks, Kind::CallxN), dynamic_targets(blocks, Kind::Retw));
@@ -210,7 +207,7 @@ impl Translator<'_, '_> {
             for (i, op) in body.iter().enumerate() {
                 self.op(i, op);
             }
-            let edges = Edges { blocks, heads: &heads, frames: &frames, budget, from: k };
+            let edges = Edges { blocks, heads: &heads, frames: &frames, from: k };
             let i = body.len() as u32;
             match last.kind {
                 Kind::J => self.edge(&edges, last.target, true, None),
@@ -297,7 +294,11 @@ impl Translator<'_, '_> {
         self.b.def_var(counts, packed);
         // As `Core::run`: a block starts only while the budget lasts.
         let insns = self.b.ins().ireduce(I32, packed);
-        let mut more = self.b.ins().icmp(IntCC::UnsignedLessThan, insns, edges.budget);
+        // The budget is loaded here, not held (see `Translator::ctx_ptr`);
+        // at most MAX_REGION_BUDGET: the low half is the whole of it.
+        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let budget = self.b.ins().ireduce(I32, budget);
+        let mut more = self.b.ins().icmp(IntCC::UnsignedLessThan, insns, budget);
         if let Some(free) = free {
             let fits = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, free, i64::from(edges.frames[m]));
             more = self.b.ins().band(more, fits);
@@ -331,7 +332,6 @@ struct Edges<'a> {
     heads: &'a [cranelift_codegen::ir::Block],
     /// Per block, the frames it needs free (see [`frames`]).
     frames: &'a [u8],
-    budget: Value,
     from: usize,
 }
 

@@ -107,19 +107,9 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap().with_endianness(Endianness::Little)
 }
 
-/// The host page table (see `runtime::HostPages`) as compiled code holds it.
-#[derive(Clone, Copy)]
-struct Tables {
-    pages: Value,
-    read_len: Value,
-    write_len: Value,
-    code_bits: Value,
-}
-
 pub(super) struct Translator<'a, 'f> {
     pub(super) b: &'a mut FunctionBuilder<'f>,
     pub(super) ctx: Value,
-    pub(super) ar: Value,
     pub(super) fr: Value,
     /// `JitCtx::fr_hi`, when the core's f registers are 64 bits wide.
     pub(super) fr_hi: Option<Value>,
@@ -149,11 +139,8 @@ pub(super) struct Translator<'a, 'f> {
     /// The guest address the block was decoded at, and (at run time) where
     /// the running copy starts: see [`Translator::relocated`].
     start: u32,
-    base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
-    /// The host page table's pointers, loaded on entry.
-    tables: Tables,
     /// Count the accesses compiled code makes itself (`crate::tally`).
     counting: bool,
     /// Emit the checker's in-line paths (see [`Flavor::checking`]).
@@ -233,16 +220,6 @@ pub(super) fn build(
         let enabled = b.ins().band_imm_u(cpenable, 1);
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
     });
-    let base = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, base) as i32);
-    // The page tables do not move while compiled code runs: one load each
-    // here, not one per access (Cranelift at opt_level none hoists nothing).
-    let table = |b: &mut FunctionBuilder, at: usize| b.ins().load(ptr, TRUSTED, ctx, at as i32);
-    let tables = Tables {
-        pages: table(&mut b, offset_of!(JitCtx, pages)),
-        read_len: table(&mut b, offset_of!(JitCtx, read_len)),
-        write_len: table(&mut b, offset_of!(JitCtx, write_len)),
-        code_bits: table(&mut b, offset_of!(JitCtx, code_bits)),
-    };
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -250,7 +227,6 @@ pub(super) fn build(
     let mut t = Translator {
         b: &mut b,
         ctx,
-        ar,
         fr,
         fr_hi,
         regs,
@@ -270,11 +246,9 @@ pub(super) fn build(
         window_sig,
         ptr,
         start: block.start,
-        base,
         exits: Vec::new(),
         counting: flavor.counting,
         checking: flavor.checking,
-        tables,
     };
     match shape {
         Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
@@ -311,7 +285,20 @@ impl Translator<'_, '_> {
     /// the code is the same for every core whose copy differs by rebase.
     pub(super) fn relocated(&mut self, addr: u32) -> Value {
         let delta = addr.wrapping_sub(self.start);
-        self.b.ins().iadd_imm_s(self.base, i64::from(delta as i32))
+        let base = self.b.ins().load(I32, TRUSTED, self.ctx, offset_of!(JitCtx, base) as i32);
+        self.b.ins().iadd_imm_s(base, i64::from(delta as i32))
+    }
+
+    /// A pointer field of the context, loaded where it is used: the page
+    /// tables, `ar`... held in host registers across a region, they left
+    /// too few for the guest's registers (Cranelift spilled both).
+    pub(super) fn ctx_ptr(&mut self, at: usize) -> Value {
+        self.b.ins().load(self.ptr, TRUSTED, self.ctx, at as i32)
+    }
+
+    /// Where the 16 registers of the window are (`JitCtx::ar`).
+    pub(super) fn ar(&mut self) -> Value {
+        self.ctx_ptr(offset_of!(JitCtx, ar))
     }
 
     /// Writes the registers back and returns `index` from the current block.
@@ -641,14 +628,17 @@ impl Translator<'_, '_> {
     /// table for the access (`store` picks the write one); and the host
     /// address.
     fn host_address(&mut self, store: bool, page: Value, offset: Value, size: u32) -> (Value, Value) {
-        let table = if store { self.tables.write_len } else { self.tables.read_len };
+        let table = match store {
+            true => self.ctx_ptr(offset_of!(JitCtx, write_len)),
+            false => self.ctx_ptr(offset_of!(JitCtx, read_len)),
+        };
         let slot = self.b.ins().ishl_imm_u(page, 2);
         let slot = self.b.ins().iadd(table, slot);
         let len = self.b.ins().load(I32, TRUSTED, slot, 0);
         let len = self.b.ins().uextend(self.ptr, len);
         let end = self.b.ins().iadd_imm_s(offset, i64::from(size));
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        let pages = self.tables.pages;
+        let pages = self.ctx_ptr(offset_of!(JitCtx, pages));
         let slot = self.b.ins().ishl_imm_u(page, 3);
         let slot = self.b.ins().iadd(pages, slot);
         let base = self.b.ins().load(self.ptr, TRUSTED, slot, 0);
@@ -848,7 +838,7 @@ impl Translator<'_, '_> {
         let (page, offset) = self.page_of(addr);
         let (fits, host) = self.host_address(true, page, offset, size);
         // An aligned access of at most 4 bytes lies in one 4 KiB granule.
-        let bits = self.tables.code_bits;
+        let bits = self.ctx_ptr(offset_of!(JitCtx, code_bits));
         let granule = self.b.ins().ushr_imm_u(addr, 12);
         let word = self.b.ins().ushr_imm_u(granule, 6);
         let word = self.b.ins().uextend(self.ptr, word);

@@ -20,19 +20,21 @@ impl Translator<'_, '_> {
     /// Stores the registers the code wrote (before an exit, or before the
     /// window rotates under them).
     pub(super) fn store_regs(&mut self) {
+        let ar = self.ar();
         for n in 0..16u8 {
             if self.written & (1 << n) != 0 {
                 let value = self.reg(n);
-                self.b.ins().store(TRUSTED, value, self.ar, 4 * i32::from(n));
+                self.b.ins().store(TRUSTED, value, ar, 4 * i32::from(n));
             }
         }
     }
 
     /// Loads the registers the code uses (the window rotated).
     fn load_regs(&mut self) {
+        let ar = self.ar();
         for n in 0..16u8 {
             if self.read & (1 << n) != 0 {
-                let value = self.b.ins().load(I32, TRUSTED, self.ar, 4 * i32::from(n));
+                let value = self.b.ins().load(I32, TRUSTED, ar, 4 * i32::from(n));
                 self.set(n, value);
             }
         }
