@@ -112,12 +112,12 @@ impl Cpu {
         self.check_stack(op.pc, sp).is_ok() && matches!(self.entry(op.pc, op.b, op.imm), Ok(true))
     }
 
-    /// `retw` as compiled code runs it: the return address when it is legal
-    /// and the caller's frame is in registers (no underflow), having
-    /// returned; else `None` with nothing changed.
+    /// `retw` as compiled code runs it: when it is legal, the next pc (the
+    /// return address, or the underflow handler's vector: the interpreter
+    /// too raises underflow as part of the op), having run it; else `None`
+    /// with nothing changed.
     pub(crate) fn retw_inline(&mut self, op: &Op) -> Option<u32> {
-        let caller = self.windowbase.wrapping_sub(self.ar[0] >> 30) & (self.frames() - 1);
-        if self.windowstart & (1 << caller) == 0 || self.illegal_retw().is_some() {
+        if self.illegal_retw().is_some() {
             return None;
         }
         self.retw(op.pc);

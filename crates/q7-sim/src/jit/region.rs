@@ -24,7 +24,9 @@
 //! (`translate::window`); the block entered next first checks that the
 //! window has its [`frames`], else the region stops at its start and the
 //! interpreter raises the overflow there. An `entry` that would overflow,
-//! or a `retw` that would underflow, stops the region before it.
+//! or an illegal `retw`, stops the region before it; a `retw` into a
+//! spilled frame vectors to the underflow handler as the interpreter's
+//! does, and the region leaves for it.
 
 use std::mem::offset_of;
 

@@ -2,9 +2,10 @@
 //! only write the return address and PS.CALLINC), `entry` and `retw`
 //! through the interpreter's code (`JitCtx::window_step`), which rotates the
 //! window: the registers are stored before and loaded again after. When
-//! the op would raise (window overflow at `entry`, underflow or an illegal
-//! `retw`) the helper does nothing and compiled code leaves before the op,
-//! for the interpreter to raise it.
+//! the op would raise (window overflow at `entry`, an illegal `retw`) the
+//! helper does nothing and compiled code leaves before the op, for the
+//! interpreter to raise it (a `retw`'s underflow is part of the op: it
+//! returns the handler's address).
 
 use std::mem::offset_of;
 
