@@ -152,8 +152,11 @@ impl Cpu {
         if n == 0 {
             return Some(format!("a0 = {a0:#010x} holds no call increment (not a windowed call)"));
         }
+        // A power of two (NAREG / 4): frames wrap with a mask, not a
+        // division (this runs on every retw).
         let frames = self.frames();
-        let live_below = (1..=3).find(|&k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0);
+        let live_below =
+            (1..=3).find(|&k| self.windowstart & (1 << ((self.windowbase + frames - k) & (frames - 1))) != 0);
         match live_below {
             Some(m) if m != n => {
                 Some(format!("a0 = {a0:#010x} returns {n} frames down, but the caller's frame is {m} down"))
@@ -205,7 +208,7 @@ impl Cpu {
     /// raise Alloca)? Looks at the three frames below WINDOWBASE.
     pub(crate) fn caller_frame_live(&self) -> bool {
         let frames = self.frames();
-        (1..=3).any(|k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0)
+        (1..=3).any(|k| self.windowstart & (1 << ((self.windowbase + frames - k) & (frames - 1))) != 0)
     }
 
     /// The firmware's native Alloca service for `movsp at, as` when the
