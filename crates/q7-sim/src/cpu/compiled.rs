@@ -22,14 +22,23 @@ impl Cpu {
         (next as usize, done)
     }
 
-    /// Runs `region`'s code with `budget` instructions to start blocks in,
-    /// then finishes as its result says (see `crate::jit::region`): the
+    /// Runs `region`'s code from its block `entry` with `budget`
+    /// instructions to start blocks in, then finishes as its result says (see `crate::jit::region`): the
     /// block it stopped in is run to its end by the interpreter and
     /// retired. False when it ran nothing (its first op needs the
     /// interpreter): the caller runs the block the normal way.
-    pub(super) fn run_region(&mut self, mem: &mut Memory, region: &Region, budget: u64) -> Result<bool, Event> {
+    pub(super) fn run_region(
+        &mut self,
+        mem: &mut Memory,
+        region: &Region,
+        entry: usize,
+        budget: u64,
+    ) -> Result<bool, Event> {
         let head = region.blocks[0].start;
         let budget = budget.min(MAX_REGION_BUDGET);
+        if let Some(ctx) = self.jit.as_deref_mut() {
+            ctx.entry = entry as u32;
+        }
         let (result, counts) = self.call_compiled(mem, region.code, &region.ops, head, budget);
         let (insns, cycles) = unpack(counts);
         let (k, i) = ((result >> 16) as usize, (result & 0xffff) as usize);

@@ -84,6 +84,8 @@ pub struct JitCtx {
     /// FSR (compares set its Invalid flag, inline arithmetic its Inexact
     /// flag).
     pub fsr: *mut u32,
+    /// Region shape: the number of the block to start in.
+    pub entry: u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
     pub taken: u32,
@@ -153,6 +155,7 @@ impl JitCtx {
             fr: std::ptr::null_mut(),
             fr_hi: std::ptr::null_mut(),
             fsr: std::ptr::null_mut(),
+            entry: 0,
             next_pc: 0,
             taken: 0,
             cpenable: 0,
@@ -448,7 +451,9 @@ impl Jit {
         let seek_region = (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get();
         // A block that heads a region runs as its head: its own code is
         // compiled only when no region comes of it (see `build_region`).
-        if heat < HOT && !seek_region && t.region.get().is_none() {
+        // Nor does a block a region covers: control arriving there enters
+        // the region (`Core::run`), unless that is refused.
+        if heat < HOT && !seek_region && t.region.get().is_none() && t.entered_by.get().is_none() {
             self.compile_straight(block);
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
@@ -529,10 +534,13 @@ fn install_region(code: HostCode, blocks: &[&Block]) {
     for member in &blocks[1..] {
         member.translation.covered.set(true);
     }
-    // Entered only where the window has the frames its head's blocks name
-    // (blocks past an `entry` or a `retw` check again).
-    let max_frame = region::frames(blocks)[0];
-    let _ = blocks[0].translation.region.set(Region::new(code, blocks, max_frame));
+    // Entered only where the window has the frames the blocks reached
+    // from there name (blocks past an `entry` or a `retw` check again).
+    let frames = region::frames(blocks);
+    for (k, member) in blocks.iter().enumerate().skip(1) {
+        member.translation.entered_by.set(Some((blocks[0].start, k as u16)));
+    }
+    let _ = blocks[0].translation.region.set(Region::new(code, blocks, frames));
 }
 
 /// What [`Jit::consider`] asks of its caller, who has the block cache.

@@ -13,10 +13,15 @@
 //! `next_pc`/`taken` (an edge out of the region). `Cpu::run_region` finishes
 //! from there as the interpreter would.
 //!
+//! A region is entered at any of its blocks (`JitCtx::entry`): control
+//! arriving at a block it covers (after an exit, a budget's end, an
+//! exception handler) goes back into compiled code there.
+//!
 //! What a region assumes, checked on entry (`Region::enterable`): no block
-//! of it holds or ends at LEND (no zero-overhead loop-back inside), no block
-//! starts at a hook or the halt pc, and the window has every frame the head
-//! and the blocks it reaches without rotating name ([`frames`]).
+//! of it holds or ends at LEND (no zero-overhead loop-back inside), no
+//! block but the one entered starts at a hook or the halt pc, and the
+//! window has every frame that block and the blocks it reaches without
+//! rotating name ([`frames`]).
 //!
 //! Windowed calls stay inside: a `callN` edge goes to its target, a `callx`
 //! or `retw` compares its target with the region's function heads or return
@@ -32,7 +37,7 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{InstBuilder, JumpTableData, Value};
 
 use crate::block::Block;
 use crate::cost::TAKEN_BRANCH;
@@ -198,7 +203,15 @@ impl Translator<'_, '_> {
         let heads: Vec<_> = blocks.iter().map(|_| self.b.create_block()).collect();
         let frames = frames(blocks);
         let (callees, sites) = (dynamic_targets(blocks, Kind::CallxN), dynamic_targets(blocks, Kind::Retw));
-        self.b.ins().jump(heads[0], &[]);
+        // Control may arrive at any block (`JitCtx::entry`, see
+        // `Core::run`): the head is the table's default.
+        let entry = self.b.ins().load(I32, TRUSTED, self.ctx, offset_of!(JitCtx, entry) as i32);
+        // (Each entry its own block call: the SSA construction adds
+        // arguments to each.)
+        let calls: Vec<_> = heads.iter().map(|&head| self.b.func.dfg.block_call(head, &[])).collect();
+        let default = self.b.func.dfg.block_call(heads[0], &[]);
+        let table = self.b.create_jump_table(JumpTableData::new(default, &calls));
+        self.b.ins().br_table(entry, table);
         let mut first = 0u32;
         for (k, block) in blocks.iter().enumerate() {
             self.b.switch_to_block(heads[k]);
