@@ -63,8 +63,15 @@ pub struct Translation {
     /// Part of another block's region: control usually arrives inside it,
     /// so a region of its own would be compiled for little use.
     pub covered: Cell<bool>,
+    /// The region that covers it, entered here when control arrives from
+    /// elsewhere: its head's start and this block's number in it.
+    pub entered_by: Cell<Option<(u32, u16)>>,
     /// Its own code was sought after its region was refused at entry.
     pub own_tried: Cell<bool>,
+    /// Where control went after the block last ran outside compiled code
+    /// (the dispatcher records it): for a `callx` or `retw`, a target a
+    /// region may take in (see `crate::jit::region::discover`).
+    pub last_exit: Cell<u32>,
 }
 
 /// One block of a region: where it is and where its ops are in
@@ -87,8 +94,10 @@ pub struct Region {
     pub(crate) blocks: Box<[RegionBlock]>,
     /// Every block's ops, in block order (`fp_step` indexes them).
     pub(crate) ops: Box<[Op]>,
-    /// Highest window frame any op names.
-    pub(crate) max_frame: u8,
+    /// Per block, the highest window frame it and the blocks it reaches
+    /// without rotating the window name (`crate::jit::region::frames`):
+    /// what entering there needs free.
+    pub(crate) frames: Box<[u8]>,
     /// Lowest start and highest end of its blocks.
     lo: u32,
     hi: u32,
@@ -97,7 +106,8 @@ pub struct Region {
 }
 
 impl Region {
-    pub(crate) fn new(code: HostCode, blocks: &[&Block]) -> Region {
+    /// `frames`: see [`Region::frames`].
+    pub(crate) fn new(code: HostCode, blocks: &[&Block], frames: Vec<u8>) -> Region {
         let mut ops = Vec::new();
         let mut placed = Vec::with_capacity(blocks.len());
         for block in blocks {
@@ -110,14 +120,13 @@ impl Region {
             });
             ops.extend_from_slice(&block.ops);
         }
-        let max_frame = blocks.iter().map(|b| b.max_frame).max().unwrap_or(0);
         let lo = blocks.iter().map(|b| b.start).min().unwrap_or(0);
         let hi = blocks.iter().map(|b| b.end).max().unwrap_or(0);
         Region {
             code,
             blocks: placed.into_boxed_slice(),
             ops: ops.into_boxed_slice(),
-            max_frame,
+            frames: frames.into_boxed_slice(),
             lo,
             hi,
             lend_checked: Cell::new(None),
@@ -130,16 +139,16 @@ impl Region {
         &self.ops[b.first as usize..(b.first + b.len) as usize]
     }
 
-    /// Whether compiled code may run now: LEND is not inside or at the end
-    /// of any block, and no block starts where `stops_at` says the
-    /// dispatcher must look (hooks, the halt pc).
+    /// Whether compiled code may run now from block `k`: LEND is not inside
+    /// or at the end of any block, and no other block starts where
+    /// `stops_at` says the dispatcher must look (hooks, the halt pc).
     #[inline]
-    pub(crate) fn enterable(&self, lend: u32, stops_at: Option<&dyn Fn(u32) -> bool>) -> bool {
+    pub(crate) fn enterable(&self, lend: u32, stops_at: Option<&dyn Fn(u32) -> bool>, k: usize) -> bool {
         if lend.wrapping_sub(self.lo).wrapping_sub(1) < self.hi.wrapping_sub(self.lo) && !self.lend_allows(lend) {
             return false;
         }
         match stops_at {
-            Some(stops) => !self.blocks.iter().skip(1).any(|b| stops(b.start)),
+            Some(stops) => !self.blocks.iter().enumerate().any(|(j, b)| j != k && stops(b.start)),
             None => true,
         }
     }

@@ -6,9 +6,9 @@ use std::ffi::c_void;
 use crate::block::{Block, HostCode, Region};
 use crate::cpu::{Cpu, Event};
 use crate::jit::region::{unpack, MAX_REGION_BUDGET};
-use crate::jit::JitCtx;
+use crate::jit::{JitCtx, WINDOW_REFUSED};
 use crate::mem::Memory;
-use crate::uop::Op;
+use crate::uop::{Kind, Op};
 
 impl Cpu {
     /// Runs `code`, a compiled form of `block`, about to execute, on this
@@ -22,14 +22,23 @@ impl Cpu {
         (next as usize, done)
     }
 
-    /// Runs `region`'s code with `budget` instructions to start blocks in,
-    /// then finishes as its result says (see `crate::jit::region`): the
+    /// Runs `region`'s code from its block `entry` with `budget`
+    /// instructions to start blocks in, then finishes as its result says (see `crate::jit::region`): the
     /// block it stopped in is run to its end by the interpreter and
     /// retired. False when it ran nothing (its first op needs the
     /// interpreter): the caller runs the block the normal way.
-    pub(super) fn run_region(&mut self, mem: &mut Memory, region: &Region, budget: u64) -> Result<bool, Event> {
+    pub(super) fn run_region(
+        &mut self,
+        mem: &mut Memory,
+        region: &Region,
+        entry: usize,
+        budget: u64,
+    ) -> Result<bool, Event> {
         let head = region.blocks[0].start;
         let budget = budget.min(MAX_REGION_BUDGET);
+        if let Some(ctx) = self.jit.as_deref_mut() {
+            ctx.entry = entry as u32;
+        }
         let (result, counts) = self.call_compiled(mem, region.code, &region.ops, head, budget);
         let (insns, cycles) = unpack(counts);
         let (k, i) = ((result >> 16) as usize, (result & 0xffff) as usize);
@@ -81,6 +90,7 @@ impl Cpu {
             ctx.fr = (&raw mut (*cpu).fr).cast();
             ctx.fr_hi = (&raw mut (*cpu).fr_hi).cast();
             ctx.sar = &raw mut (*cpu).sar;
+            ctx.ps = &raw mut (*cpu).ps;
             ctx.br = &raw mut (*cpu).br;
             ctx.fsr = &raw mut (*cpu).fsr;
             ctx.cpenable = (*cpu).cpenable;
@@ -91,6 +101,7 @@ impl Cpu {
             ctx.iterations = iterations;
             ctx.done = 0;
             ctx.fp_step = Some(fp_step);
+            ctx.window_step = Some(window_step);
             ctx.cpu = cpu.cast();
             ctx.ops = ops.as_ptr();
             ctx.base = base;
@@ -121,4 +132,20 @@ unsafe extern "C" fn fp_step(ctx: *mut JitCtx, index: u32) -> u32 {
     let (cpu, mem, op) =
         unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &mut *(*ctx).mem, &*(*ctx).ops.add(index as usize)) };
     u32::from(cpu.step_fp(mem, op).is_err())
+}
+
+/// [`crate::jit::WindowStep`]: `entry` or `retw` for compiled code, which
+/// has stored the registers and reloads them after (the window rotated).
+unsafe extern "C" fn window_step(ctx: *mut JitCtx, index: u32) -> u64 {
+    // SAFETY: as in `fp_step`.
+    let (cpu, op) = unsafe { (&mut *(*ctx).cpu.cast::<Cpu>(), &*(*ctx).ops.add(index as usize)) };
+    let next = match op.kind {
+        Kind::Entry if cpu.entry_inline(op) => 0,
+        Kind::Retw => match cpu.retw_inline(op) {
+            Some(pc) => pc,
+            None => return WINDOW_REFUSED,
+        },
+        _ => return WINDOW_REFUSED,
+    };
+    u64::from(cpu.free_frames()) | u64::from(next) << 32
 }

@@ -272,7 +272,7 @@ struct JitSide<'a> {
     halt: Option<u32>,
 }
 
-impl JitSide<'_> {
+impl<'a> JitSide<'a> {
     /// Counts a run of `block` towards its heat, compiling what got hot (a
     /// region needs the block cache, hence here).
     #[inline(always)]
@@ -293,17 +293,38 @@ impl JitSide<'_> {
         }
     }
 
-    /// Runs `region` when nothing stands in its way (see
-    /// [`Region::enterable`]); false when it did not run or ran nothing.
+    /// Runs `region` from its block `k` when nothing stands in its way
+    /// (see [`Region::enterable`]); false when it did not run or ran
+    /// nothing.
     #[inline(always)]
-    fn enter_region(&self, cpu: &mut Cpu, mem: &mut Memory, region: &Region, limit: u64) -> Result<bool, Event> {
+    fn enter_region(
+        &self,
+        cpu: &mut Cpu,
+        mem: &mut Memory,
+        region: &Region,
+        k: usize,
+        limit: u64,
+    ) -> Result<bool, Event> {
         let (hooks, filter, halt) = (self.hooks, self.filter, self.halt);
         let stops = |pc: u32| halt == Some(pc) || hooked(&filter, hooks, pc);
         let check: Option<&dyn Fn(u32) -> bool> = if halt.is_some() || !hooks.is_empty() { Some(&stops) } else { None };
-        if cpu.overflows(region.max_frame) || !region.enterable(cpu.lend, check) {
+        if cpu.overflows(region.frames[k]) || !region.enterable(cpu.lend, check, k) {
             return Ok(false);
         }
-        cpu.run_region(mem, region, limit - cpu.steps())
+        cpu.run_region(mem, region, k, limit - cpu.steps())
+    }
+
+    /// The region `block` heads, or else the one that covers it, with the
+    /// block's number in it.
+    #[inline(always)]
+    fn region_of(&self, block: &'a Block) -> Option<(&'a Region, usize)> {
+        if let Some(region) = block.translation.region.get() {
+            return Some((region, 0));
+        }
+        let (head, k) = block.translation.entered_by.get()?;
+        let region = self.cache.peek(head)?.translation.region.get()?;
+        // Its head may have been decoded again (a new cache epoch).
+        region.blocks.get(usize::from(k)).filter(|b| b.start == block.start).map(|_| (region, usize::from(k)))
     }
 }
 
@@ -490,8 +511,8 @@ impl Core {
             };
             if let Some(side) = jit.as_mut() {
                 side.consider(&self.cpu, block);
-                if let (true, Some(region)) = (repeatable, block.translation.region.get()) {
-                    match side.enter_region(&mut self.cpu, mem, region, fast_limit) {
+                if let (true, Some((region, k))) = (repeatable, side.region_of(block)) {
+                    match side.enter_region(&mut self.cpu, mem, region, k, fast_limit) {
                         Ok(true) => continue,
                         Ok(false) if block.translation.straight.get().is_none() => side.jit.region_refused(block),
                         Ok(false) => {}
@@ -507,6 +528,9 @@ impl Core {
                 if let Err(event) = self.cpu.exec_block(mem, block, budget, repeatable) {
                     return event;
                 }
+                // Where a `callx` or `retw` went: a region may take it in
+                // (`jit::region::discover`).
+                block.translation.last_exit.set(self.cpu.pc);
                 let interrupts = self.cpu.irq.check_at.saturating_sub(MAX_BLOCK_OPS as u64) < fast_limit;
                 if !repeatable
                     || self.cpu.pc != pc

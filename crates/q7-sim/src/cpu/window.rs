@@ -14,33 +14,27 @@ use crate::config::{vector, ExceptionModel};
 use crate::cpu::Cpu;
 use crate::ps;
 use crate::stop::Stop;
+use crate::uop::Op;
 
 impl Cpu {
     /// Moves the 16-register view to the window at `wb`.
     pub(crate) fn set_windowbase(&mut self, wb: u32) {
-        // Calls rotate on every call and return: whole 16-register copies
-        // (fixed length, so inline moves), in two pieces only where the
-        // view wraps around the physical file.
+        // Calls rotate on every call and return: the view moves as four
+        // frames of four registers (fixed-length moves, no call), each
+        // wrapping around the physical file on its own.
         // NAREG is 32 or 64 (a power of two: indices wrap with a mask).
         let nareg = (self.config.nareg as usize).min(self.phys.len());
         let mask = nareg - 1;
-        let at = |wb: u32| (wb as usize * 4) & mask;
-        let from = at(self.windowbase);
-        if let Some(view) = self.phys.get_mut(from..from + 16).filter(|_| from + 16 <= nareg) {
-            view.copy_from_slice(&self.ar);
-        } else {
-            for (i, &value) in self.ar.iter().enumerate() {
-                self.phys[(from + i) & mask] = value;
-            }
+        let from = (self.windowbase as usize * 4) & mask;
+        for (k, frame) in self.ar.chunks_exact(4).enumerate() {
+            let at = (from + 4 * k) & mask;
+            self.phys[at..at + 4].copy_from_slice(frame);
         }
         self.windowbase = wb & (self.frames() - 1);
-        let from = at(self.windowbase);
-        if let Some(view) = self.phys.get(from..from + 16).filter(|_| from + 16 <= nareg) {
-            self.ar.copy_from_slice(view);
-        } else {
-            for (i, value) in self.ar.iter_mut().enumerate() {
-                *value = self.phys[(from + i) & mask];
-            }
+        let from = (self.windowbase as usize * 4) & mask;
+        for (k, frame) in self.ar.chunks_exact_mut(4).enumerate() {
+            let at = (from + 4 * k) & mask;
+            frame.copy_from_slice(&self.phys[at..at + 4]);
         }
         self.update_window_check();
     }
@@ -105,6 +99,37 @@ impl Cpu {
         Ok(true)
     }
 
+    /// `entry` as compiled code runs it (`jit`'s window ops): done, as
+    /// [`Cpu::entry`] does it, when that raises no window overflow and the
+    /// new stack pointer passes the guard; else false with nothing changed
+    /// (the interpreter then runs the op and raises or stops).
+    pub(crate) fn entry_inline(&mut self, op: &Op) -> bool {
+        let callinc = (self.ps & ps::CALLINC_MASK) >> ps::CALLINC_SHIFT;
+        if self.checks_on() && self.overflows(((callinc * 4 + u32::from(op.b)) / 4) as u8) {
+            return false;
+        }
+        let sp = self.ar[usize::from(op.b & 15)].wrapping_sub(op.imm);
+        self.check_stack(op.pc, sp).is_ok() && matches!(self.entry(op.pc, op.b, op.imm), Ok(true))
+    }
+
+    /// `retw` as compiled code runs it: when it is legal, the next pc (the
+    /// return address, or the underflow handler's vector: the interpreter
+    /// too raises underflow as part of the op), having run it; else `None`
+    /// with nothing changed.
+    pub(crate) fn retw_inline(&mut self, op: &Op) -> Option<u32> {
+        if self.illegal_retw().is_some() {
+            return None;
+        }
+        self.retw(op.pc);
+        Some(self.next_pc)
+    }
+
+    /// Frames above the current one that instructions may name without a
+    /// window overflow (see [`Cpu::overflows`]).
+    pub(crate) fn free_frames(&self) -> u8 {
+        self.free_frames
+    }
+
     pub(crate) fn check_stack(&self, pc: u32, sp: u32) -> Result<(), Stop> {
         if let Some(guard) = self.stack_guard {
             if sp < guard.floor && sp >= guard.window_base {
@@ -127,8 +152,11 @@ impl Cpu {
         if n == 0 {
             return Some(format!("a0 = {a0:#010x} holds no call increment (not a windowed call)"));
         }
+        // A power of two (NAREG / 4): frames wrap with a mask, not a
+        // division (this runs on every retw).
         let frames = self.frames();
-        let live_below = (1..=3).find(|&k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0);
+        let live_below =
+            (1..=3).find(|&k| self.windowstart & (1 << ((self.windowbase + frames - k) & (frames - 1))) != 0);
         match live_below {
             Some(m) if m != n => {
                 Some(format!("a0 = {a0:#010x} returns {n} frames down, but the caller's frame is {m} down"))
@@ -180,7 +208,7 @@ impl Cpu {
     /// raise Alloca)? Looks at the three frames below WINDOWBASE.
     pub(crate) fn caller_frame_live(&self) -> bool {
         let frames = self.frames();
-        (1..=3).any(|k| self.windowstart & (1 << ((self.windowbase + frames - k) % frames)) != 0)
+        (1..=3).any(|k| self.windowstart & (1 << ((self.windowbase + frames - k) & (frames - 1))) != 0)
     }
 
     /// The firmware's native Alloca service for `movsp at, as` when the

@@ -73,6 +73,8 @@ pub struct JitCtx {
     /// The 16 registers of the current window.
     pub ar: *mut u32,
     pub sar: *mut u32,
+    /// PS (windowed calls set its CALLINC field).
+    pub ps: *mut u32,
     /// The boolean registers (FP compares write them through `fp_step`).
     pub br: *mut u32,
     /// The 16 FP registers, as bits.
@@ -82,6 +84,8 @@ pub struct JitCtx {
     /// FSR (compares set its Invalid flag, inline arithmetic its Inexact
     /// flag).
     pub fsr: *mut u32,
+    /// Region shape: the number of the block to start in.
+    pub entry: u32,
     /// Set by a compiled branch or jump ending the block.
     pub next_pc: u32,
     pub taken: u32,
@@ -111,6 +115,9 @@ pub struct JitCtx {
     /// Runs one FP op the interpreter's way (rounding, FSR flags, compares
     /// into booleans) on the core `cpu`; nonzero when it did not run.
     pub fp_step: Option<FpStep>,
+    /// Runs an `entry` or `retw` the interpreter's way (see
+    /// `translate::window`).
+    pub window_step: Option<WindowStep>,
     pub cpu: *mut c_void,
     /// The ops of the block being run (`fp_step` takes an index into them).
     pub ops: *const Op,
@@ -129,15 +136,26 @@ pub struct JitCtx {
 /// See [`JitCtx::fp_step`].
 pub type FpStep = unsafe extern "C" fn(*mut JitCtx, u32) -> u32;
 
+/// See [`JitCtx::window_step`]: op `index` of the block being run; the
+/// frames free afterwards (low byte) and, for `retw`, the return address
+/// (high half); or [`WINDOW_REFUSED`].
+pub type WindowStep = unsafe extern "C" fn(*mut JitCtx, u32) -> u64;
+
+/// Result bit of a [`WindowStep`]: the op needs the interpreter (an
+/// exception, a stop); nothing happened.
+pub const WINDOW_REFUSED: u64 = 1 << 8;
+
 impl JitCtx {
     pub fn new(core: usize) -> JitCtx {
         JitCtx {
             ar: std::ptr::null_mut(),
             sar: std::ptr::null_mut(),
+            ps: std::ptr::null_mut(),
             br: std::ptr::null_mut(),
             fr: std::ptr::null_mut(),
             fr_hi: std::ptr::null_mut(),
             fsr: std::ptr::null_mut(),
+            entry: 0,
             next_pc: 0,
             taken: 0,
             cpenable: 0,
@@ -153,6 +171,7 @@ impl JitCtx {
             mem: std::ptr::null_mut(),
             core,
             fp_step: None,
+            window_step: None,
             cpu: std::ptr::null_mut(),
             ops: std::ptr::null(),
             base: 0,
@@ -432,7 +451,9 @@ impl Jit {
         let seek_region = (heat < HOT || runs == REGION_RETRY) && t.region.get().is_none() && !t.covered.get();
         // A block that heads a region runs as its head: its own code is
         // compiled only when no region comes of it (see `build_region`).
-        if heat < HOT && !seek_region && t.region.get().is_none() {
+        // Nor does a block a region covers: control arriving there enters
+        // the region (`Core::run`), unless that is refused.
+        if heat < HOT && !seek_region && t.region.get().is_none() && t.entered_by.get().is_none() {
             self.compile_straight(block);
         }
         if !t.loop_tried.get() && block.straight && block.start == lbeg && block.end == lend {
@@ -513,7 +534,13 @@ fn install_region(code: HostCode, blocks: &[&Block]) {
     for member in &blocks[1..] {
         member.translation.covered.set(true);
     }
-    let _ = blocks[0].translation.region.set(Region::new(code, blocks));
+    // Entered only where the window has the frames the blocks reached
+    // from there name (blocks past an `entry` or a `retw` check again).
+    let frames = region::frames(blocks);
+    for (k, member) in blocks.iter().enumerate().skip(1) {
+        member.translation.entered_by.set(Some((blocks[0].start, k as u16)));
+    }
+    let _ = blocks[0].translation.region.set(Region::new(code, blocks, frames));
 }
 
 /// What [`Jit::consider`] asks of its caller, who has the block cache.

@@ -13,16 +13,31 @@
 //! `next_pc`/`taken` (an edge out of the region). `Cpu::run_region` finishes
 //! from there as the interpreter would.
 //!
+//! A region is entered at any of its blocks (`JitCtx::entry`): control
+//! arriving at a block it covers (after an exit, a budget's end, an
+//! exception handler) goes back into compiled code there.
+//!
 //! What a region assumes, checked on entry (`Region::enterable`): no block
-//! of it holds or ends at LEND (no zero-overhead loop-back inside), no block
-//! starts at a hook or the halt pc, and the window has every frame any op
-//! names (no op inside rotates it).
+//! of it holds or ends at LEND (no zero-overhead loop-back inside), no
+//! block but the one entered starts at a hook or the halt pc, and the
+//! window has every frame that block and the blocks it reaches without
+//! rotating name ([`frames`]).
+//!
+//! Windowed calls stay inside: a `callN` edge goes to its target, a `callx`
+//! or `retw` compares its target with the region's function heads or return
+//! sites ([`dynamic_targets`]). `entry` and `retw` rotate the window
+//! (`translate::window`); the block entered next first checks that the
+//! window has its [`frames`], else the region stops at its start and the
+//! interpreter raises the overflow there. An `entry` that would overflow,
+//! or an illegal `retw`, stops the region before it; a `retw` into a
+//! spilled frame vectors to the underflow handler as the interpreter's
+//! does, and the region leaves for it.
 
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{InstBuilder, JumpTableData, Value};
 
 use crate::block::Block;
 use crate::cost::TAKEN_BRANCH;
@@ -44,16 +59,83 @@ pub(crate) fn whole(block: &Block) -> bool {
     !block.ops.is_empty() && block.ops.iter().all(|op| translatable(op.kind))
 }
 
-/// Where control can go after `block`'s last op, as (address, taken).
+/// Where control can go after `block`'s last op, as (address, taken): the
+/// edges compiled code takes itself when the address is a block of the
+/// region (a `callx` or `retw` goes where its register says: see
+/// [`dynamic_targets`]).
 pub(crate) fn successors(block: &Block) -> impl Iterator<Item = (u32, bool)> {
     let last = block.ops.last().copied();
     let (first, second) = match last {
-        Some(op) if op.kind == Kind::J => (Some((op.target, true)), None),
+        Some(op) if op.kind == Kind::J || op.kind == Kind::CallN => (Some((op.target, true)), None),
         Some(op) if op.kind.is_conditional_branch() => (Some((op.target, true)), Some((block.end, false))),
-        Some(op) if !op.ends_block() => (Some((block.end, false)), None),
+        Some(op) if !op.ends_block() || op.kind == Kind::Entry => (Some((block.end, false)), None),
         _ => (None, None),
     };
     first.into_iter().chain(second)
+}
+
+/// Blocks a region takes in besides its edges: after a call, the return
+/// site; after a `callx` or `retw`, where it went when it last ran
+/// interpreted (calls.c: the recursive `callx8` and the return into the
+/// caller's loop stay in compiled code).
+fn also_reaches(block: &Block) -> impl Iterator<Item = u32> {
+    let kind = block.ops.last().map(|op| op.kind);
+    let site = matches!(kind, Some(Kind::CallN | Kind::CallxN)).then_some(block.end);
+    let went = matches!(kind, Some(Kind::CallxN | Kind::Retw)).then(|| block.translation.last_exit.get());
+    site.into_iter().chain(went.filter(|&pc| pc != 0))
+}
+
+/// Whether the window rotates after `block` (an `entry` or `retw` ends it).
+fn rotates_after(block: &Block) -> bool {
+    block.ops.last().is_some_and(|op| matches!(op.kind, Kind::Entry | Kind::Retw))
+}
+
+/// The blocks of `blocks` control may enter from a block ending in a
+/// `callx` (function heads: an `entry`) or a `retw` (return sites: where a
+/// block of the region ending in a call ends), by index.
+pub(crate) fn dynamic_targets(blocks: &[&Block], kind: Kind) -> Vec<usize> {
+    let call = |b: &&&Block| b.ops.last().is_some_and(|op| matches!(op.kind, Kind::CallN | Kind::CallxN));
+    (0..blocks.len())
+        .filter(|&m| match kind {
+            Kind::CallxN => blocks[m].ops.first().is_some_and(|op| op.kind == Kind::Entry),
+            _ => blocks.iter().filter(call).any(|b| b.end == blocks[m].start),
+        })
+        .take(MAX_DYNAMIC_TARGETS)
+        .collect()
+}
+
+/// Targets a `callx` or `retw` compares its address with, at most.
+const MAX_DYNAMIC_TARGETS: usize = 8;
+
+/// Per block, the highest window frame it and the blocks it reaches
+/// without the window rotating name: what the window must have free when
+/// control enters it (checked on entering the region, and after each
+/// `entry` and `retw` inside).
+pub(crate) fn frames(blocks: &[&Block]) -> Vec<u8> {
+    let mut frames: Vec<u8> = blocks.iter().map(|b| b.max_frame).collect();
+    let index = |pc: u32| blocks.iter().position(|b| b.start == pc);
+    let callx = dynamic_targets(blocks, Kind::CallxN);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (k, block) in blocks.iter().enumerate() {
+            if rotates_after(block) {
+                continue;
+            }
+            let dynamic = match block.ops.last().map(|op| op.kind) {
+                Some(Kind::CallxN) => &callx[..],
+                _ => &[],
+            };
+            let statics = successors(block).filter_map(|(to, _)| index(to));
+            for m in statics.chain(dynamic.iter().copied()) {
+                if frames[m] > frames[k] {
+                    frames[k] = frames[m];
+                    changed = true;
+                }
+            }
+        }
+    }
+    frames
 }
 
 /// The blocks of the region headed by `head`: breadth first over branch
@@ -73,7 +155,7 @@ pub(crate) fn discover<'a>(
     while next < blocks.len() {
         let block = blocks[next];
         next += 1;
-        for (to, _) in successors(block) {
+        for to in successors(block).map(|(to, _)| to).chain(also_reaches(block)) {
             if blocks.len() >= MAX_BLOCKS
                 || to.abs_diff(head.start) > MAX_SPAN
                 || excluded(to)
@@ -118,11 +200,18 @@ impl Translator<'_, '_> {
         let zero = self.b.ins().iconst(I64, 0);
         self.b.def_var(counts, zero);
         self.done = Some(counts);
-        // At most MAX_REGION_BUDGET: the low half is the whole of it.
-        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
-        let budget = self.b.ins().ireduce(I32, budget);
         let heads: Vec<_> = blocks.iter().map(|_| self.b.create_block()).collect();
-        self.b.ins().jump(heads[0], &[]);
+        let frames = frames(blocks);
+        let (callees, sites) = (dynamic_targets(blocks, Kind::CallxN), dynamic_targets(blocks, Kind::Retw));
+        // Control may arrive at any block (`JitCtx::entry`, see
+        // `Core::run`): the head is the table's default.
+        let entry = self.b.ins().load(I32, TRUSTED, self.ctx, offset_of!(JitCtx, entry) as i32);
+        // (Each entry its own block call: the SSA construction adds
+        // arguments to each.)
+        let calls: Vec<_> = heads.iter().map(|&head| self.b.func.dfg.block_call(head, &[])).collect();
+        let default = self.b.func.dfg.block_call(heads[0], &[]);
+        let table = self.b.create_jump_table(JumpTableData::new(default, &calls));
+        self.b.ins().br_table(entry, table);
         let mut first = 0u32;
         for (k, block) in blocks.iter().enumerate() {
             self.b.switch_to_block(heads[k]);
@@ -133,28 +222,69 @@ impl Translator<'_, '_> {
             for (i, op) in body.iter().enumerate() {
                 self.op(i, op);
             }
-            let edges = Edges { blocks, heads: &heads, budget, from: k };
-            if last.kind == Kind::J {
-                self.edge(&edges, last.target, true);
-            } else if last.kind.is_conditional_branch() {
-                let taken = self.condition(last);
-                let (yes, no) = (self.b.create_block(), self.b.create_block());
-                self.b.ins().brif(taken, yes, &[], no, &[]);
-                self.b.switch_to_block(yes);
-                self.edge(&edges, last.target, true);
-                self.b.switch_to_block(no);
-                self.edge(&edges, block.end, false);
-            } else {
-                self.op(body.len(), last);
-                self.edge(&edges, block.end, false);
+            let edges = Edges { blocks, heads: &heads, frames: &frames, from: k };
+            let i = body.len() as u32;
+            match last.kind {
+                Kind::J => self.edge(&edges, last.target, true, None),
+                kind if kind.is_conditional_branch() => {
+                    let taken = self.condition(last);
+                    let (yes, no) = (self.b.create_block(), self.b.create_block());
+                    self.b.ins().brif(taken, yes, &[], no, &[]);
+                    self.b.switch_to_block(yes);
+                    self.edge(&edges, last.target, true, None);
+                    self.b.switch_to_block(no);
+                    self.edge(&edges, block.end, false, None);
+                }
+                Kind::CallN => {
+                    self.windowed_call(last);
+                    self.edge(&edges, last.target, true, None);
+                }
+                Kind::CallxN => {
+                    let target = self.windowed_call(last);
+                    self.dispatch(&edges, target, &callees, None);
+                }
+                Kind::Entry => {
+                    let (free, _) = self.window_op(i);
+                    self.edge(&edges, block.end, false, Some(free));
+                }
+                Kind::Retw => {
+                    let (free, next) = self.window_op(i);
+                    self.dispatch(&edges, next, &sites, Some(free));
+                }
+                _ => {
+                    self.op(body.len(), last);
+                    self.edge(&edges, block.end, false, None);
+                }
             }
         }
     }
 
+    /// A taken jump to `next` (a `callx` or `retw` target): into the first
+    /// of the region's blocks `candidates` starting there, as [`edge`]
+    /// goes, or out of the region.
+    ///
+    /// [`edge`]: Translator::edge
+    fn dispatch(&mut self, edges: &Edges<'_>, next: Value, candidates: &[usize], free: Option<Value>) {
+        for &m in candidates {
+            let start = self.relocated(edges.blocks[m].start);
+            let same = self.b.ins().icmp(IntCC::Equal, next, start);
+            let (hit, miss) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(same, hit, &[], miss, &[]);
+            self.b.switch_to_block(hit);
+            self.enter(edges, m, true, free);
+            self.b.switch_to_block(miss);
+        }
+        let taken = self.iconst(1);
+        self.set_next(next, taken);
+        let out = self.exit_block(edges.blocks[edges.from].ops.len() as u32);
+        self.b.ins().jump(out, &[]);
+    }
+
     /// Control leaving block `edges.from` for `to`: into the region's block
-    /// there, after accounting the block and checking the budget; or out,
-    /// with the block left for `Cpu::run_region` to account.
-    fn edge(&mut self, edges: &Edges<'_>, to: u32, taken: bool) {
+    /// there (see [`Translator::enter`]); or out, with the block left for
+    /// `Cpu::run_region` to account. `free`: the frames free after the
+    /// block's last op rotated the window.
+    fn edge(&mut self, edges: &Edges<'_>, to: u32, taken: bool, free: Option<Value>) {
         let from = edges.blocks[edges.from];
         let Some(m) = edges.blocks.iter().position(|b| b.start == to) else {
             let next = self.relocated(to);
@@ -163,6 +293,15 @@ impl Translator<'_, '_> {
             self.leave(self.exit_tag | from.ops.len() as u32);
             return;
         };
+        self.enter(edges, m, taken, free);
+    }
+
+    /// Into the region's block `m` from block `edges.from`, after
+    /// accounting that block and checking the budget (and, after the window
+    /// rotated, that it has the frames block `m` needs); else out, with the
+    /// pc at block `m`'s start.
+    fn enter(&mut self, edges: &Edges<'_>, m: usize, taken: bool, free: Option<Value>) {
+        let from = edges.blocks[edges.from];
         let counts = self.done.expect("region");
         let penalty = if taken { TAKEN_BRANCH } else { 0 };
         let packed = self.b.use_var(counts);
@@ -170,7 +309,15 @@ impl Translator<'_, '_> {
         self.b.def_var(counts, packed);
         // As `Core::run`: a block starts only while the budget lasts.
         let insns = self.b.ins().ireduce(I32, packed);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, insns, edges.budget);
+        // The budget is loaded here, not held (see `Translator::ctx_ptr`);
+        // at most MAX_REGION_BUDGET: the low half is the whole of it.
+        let budget = self.b.ins().load(I64, TRUSTED, self.ctx, offset_of!(JitCtx, iterations) as i32);
+        let budget = self.b.ins().ireduce(I32, budget);
+        let mut more = self.b.ins().icmp(IntCC::UnsignedLessThan, insns, budget);
+        if let Some(free) = free {
+            let fits = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, free, i64::from(edges.frames[m]));
+            more = self.b.ins().band(more, fits);
+        }
         let out = self.exit_returning((m as u32) << 16);
         self.b.ins().brif(more, edges.heads[m], &[], out, &[]);
     }
@@ -198,7 +345,8 @@ pub(crate) const fn unpack(counts: u64) -> (u64, u64) {
 struct Edges<'a> {
     blocks: &'a [&'a Block],
     heads: &'a [cranelift_codegen::ir::Block],
-    budget: Value,
+    /// Per block, the frames it needs free (see [`frames`]).
+    frames: &'a [u8],
     from: usize,
 }
 
@@ -206,6 +354,7 @@ struct Edges<'a> {
 mod tests {
     use super::*;
     use crate::block::Translation;
+    use crate::uop::Op;
 
     /// `n` empty blocks, the first `covered` past the head already in
     /// another region (only what `mostly_compiled` reads is filled in).
@@ -219,6 +368,48 @@ mod tests {
                 Block { start, end: start + 16, ops, max_frame: 0, cycles: 0, straight: true, pure: None, translation }
             })
             .collect()
+    }
+
+    /// A block at `start` of one op of `kind` naming up to `frame`, going to
+    /// `target`.
+    fn block(start: u32, kind: Kind, frame: u8, target: u32) -> Block {
+        let op = Op {
+            kind,
+            a: 0,
+            b: 0,
+            c: 0,
+            frame,
+            len: 3,
+            cycles: 1,
+            imm: 0,
+            target,
+            pc: start,
+            opcode: q7_isa::Opcode::Nop,
+        };
+        let (end, ops) = (start + 3, Box::new([op]));
+        let translation = Translation::default();
+        Block { start, end, ops, max_frame: frame, cycles: 1, straight: false, pure: None, translation }
+    }
+
+    #[test]
+    fn frames_stop_where_the_window_rotates() {
+        // A function: its entry, a body naming frame 2 that calls (callx)
+        // back into the function, the return site naming frame 1, and its
+        // retw, then the caller's code after a return naming frame 3.
+        let blocks = [
+            block(0x100, Kind::Entry, 0, 0),
+            block(0x103, Kind::CallxN, 2, 0),
+            block(0x106, Kind::Beqz, 1, 0x103),
+            block(0x109, Kind::Retw, 0, 0),
+            block(0x200, Kind::J, 3, 0x200),
+        ];
+        let blocks: Vec<&Block> = blocks.iter().collect();
+        assert_eq!(dynamic_targets(&blocks, Kind::CallxN), [0]);
+        assert_eq!(dynamic_targets(&blocks, Kind::Retw), [2]);
+        // Past entry and retw, the next block checks its own frames; the
+        // call (no rotation) needs those of its function head, and the loop
+        // back those of the call.
+        assert_eq!(frames(&blocks), [0, 2, 2, 0, 3]);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! exactly; the unit tests compare them on random states.
 
 mod fp;
+mod window;
 
 use std::mem::offset_of;
 
@@ -39,11 +40,17 @@ pub fn translatable(kind: Kind) -> bool {
             | L16ui
             | L16si
             | L32i
+            | L32e
             | L32r
             | S8i
             | S16i
             | S32i
+            | S32e
             | J
+            | CallN
+            | CallxN
+            | Entry
+            | Retw
             | Bf
             | Bt
     ) || kind.is_conditional_branch()
@@ -54,7 +61,7 @@ pub fn translatable(kind: Kind) -> bool {
 /// Whether the translation reads `op.target` (as an address relative to
 /// the block: see [`Translator::relocated`]).
 pub(super) fn uses_target(kind: Kind) -> bool {
-    matches!(kind, Kind::J | Kind::L32r) || kind.is_conditional_branch()
+    matches!(kind, Kind::J | Kind::L32r | Kind::CallN) || kind.is_conditional_branch()
 }
 
 /// Whether `block` translates whole (`ops` is all of it) and ends with a
@@ -81,10 +88,12 @@ fn uses(op: &Op) -> Uses {
         Kind::Alu(AluOp::Moveqz | AluOp::Movnez | AluOp::Movltz | AluOp::Movgez) => (a | b | c, a),
         Kind::Alu(_) => (b | c, a),
         Kind::Ssr | Kind::Ssl | Kind::Ssa8l | Kind::Ssa8b => (b, 0),
-        Kind::Ssai | Kind::J | Kind::Bf | Kind::Bt => (0, 0),
-        Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i => (b, a),
-        Kind::L32r => (0, a),
-        Kind::S8i | Kind::S16i | Kind::S32i => (a | b, 0),
+        // `entry` and `retw` go through memory (`window::window_op`).
+        Kind::Ssai | Kind::J | Kind::Bf | Kind::Bt | Kind::Entry | Kind::Retw => (0, 0),
+        Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i | Kind::L32e => (b, a),
+        Kind::L32r | Kind::CallN => (0, a),
+        Kind::CallxN => (b, a),
+        Kind::S8i | Kind::S16i | Kind::S32i | Kind::S32e => (a | b, 0),
         _ => (b | c, 0),
     };
     Uses { ar_read, ar_write, ..Uses::default() }
@@ -98,19 +107,9 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap().with_endianness(Endianness::Little)
 }
 
-/// The host page table (see `runtime::HostPages`) as compiled code holds it.
-#[derive(Clone, Copy)]
-struct Tables {
-    pages: Value,
-    read_len: Value,
-    write_len: Value,
-    code_bits: Value,
-}
-
 pub(super) struct Translator<'a, 'f> {
     pub(super) b: &'a mut FunctionBuilder<'f>,
     pub(super) ctx: Value,
-    pub(super) ar: Value,
     pub(super) fr: Value,
     /// `JitCtx::fr_hi`, when the core's f registers are 64 bits wide.
     pub(super) fr_hi: Option<Value>,
@@ -128,20 +127,20 @@ pub(super) struct Translator<'a, 'f> {
     /// Where the current block's ops start in `ctx.ops` (for `fp_step`).
     pub(super) fp_base: u32,
     written: u16,
+    /// The registers loaded on entry (and again after the window rotates).
+    read: u16,
     f_written: u16,
     sar_written: bool,
     load_sig: SigRef,
     store_sig: SigRef,
     pub(super) fp_sig: SigRef,
+    window_sig: SigRef,
     pub(super) ptr: cranelift_codegen::ir::Type,
     /// The guest address the block was decoded at, and (at run time) where
     /// the running copy starts: see [`Translator::relocated`].
     start: u32,
-    base: Value,
     /// Exit blocks to fill, with the op index each returns.
     exits: Vec<(cranelift_codegen::ir::Block, u32)>,
-    /// The host page table's pointers, loaded on entry.
-    tables: Tables,
     /// Count the accesses compiled code makes itself (`crate::tally`).
     counting: bool,
     /// Emit the checker's in-line paths (see [`Flavor::checking`]).
@@ -173,6 +172,9 @@ pub(super) fn build(
     let mut fp_sig = Signature::new(call_conv);
     fp_sig.params.extend([ptr, I32].map(AbiParam::new));
     fp_sig.returns.push(AbiParam::new(I32));
+    let mut window_sig = Signature::new(call_conv);
+    window_sig.params.extend([ptr, I32].map(AbiParam::new));
+    window_sig.returns.push(AbiParam::new(I64));
 
     let count = block.ops.iter().take_while(|op| translatable(op.kind)).count();
     let ops = &block.ops[..count];
@@ -197,6 +199,7 @@ pub(super) fn build(
     let load_sig = b.import_signature(load_sig);
     let store_sig = b.import_signature(store_sig);
     let fp_sig = b.import_signature(fp_sig);
+    let window_sig = b.import_signature(window_sig);
     let ar = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, ar) as i32);
     let fr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, fr) as i32);
     let fr_hi = flavor.wide_fp.then(|| b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, fr_hi) as i32));
@@ -217,16 +220,6 @@ pub(super) fn build(
         let enabled = b.ins().band_imm_u(cpenable, 1);
         b.ins().icmp_imm_s(IntCC::Equal, enabled, 0)
     });
-    let base = b.ins().load(I32, TRUSTED, ctx, offset_of!(JitCtx, base) as i32);
-    // The page tables do not move while compiled code runs: one load each
-    // here, not one per access (Cranelift at opt_level none hoists nothing).
-    let table = |b: &mut FunctionBuilder, at: usize| b.ins().load(ptr, TRUSTED, ctx, at as i32);
-    let tables = Tables {
-        pages: table(&mut b, offset_of!(JitCtx, pages)),
-        read_len: table(&mut b, offset_of!(JitCtx, read_len)),
-        write_len: table(&mut b, offset_of!(JitCtx, write_len)),
-        code_bits: table(&mut b, offset_of!(JitCtx, code_bits)),
-    };
     let sar = b.declare_var(I32);
     let sar_ptr = b.ins().load(ptr, TRUSTED, ctx, offset_of!(JitCtx, sar) as i32);
     let sar_value = b.ins().load(I32, TRUSTED, sar_ptr, 0);
@@ -234,7 +227,6 @@ pub(super) fn build(
     let mut t = Translator {
         b: &mut b,
         ctx,
-        ar,
         fr,
         fr_hi,
         regs,
@@ -245,18 +237,18 @@ pub(super) fn build(
         exit_tag: 0,
         fp_base: 0,
         written: all.ar_write,
+        read: all.ar_read,
         f_written: all.fr_write,
         sar_written,
         load_sig,
         store_sig,
         fp_sig,
+        window_sig,
         ptr,
         start: block.start,
-        base,
         exits: Vec::new(),
         counting: flavor.counting,
         checking: flavor.checking,
-        tables,
     };
     match shape {
         Shape::Straight if branches_to_itself(block, ops) => t.self_looped(ops),
@@ -293,7 +285,20 @@ impl Translator<'_, '_> {
     /// the code is the same for every core whose copy differs by rebase.
     pub(super) fn relocated(&mut self, addr: u32) -> Value {
         let delta = addr.wrapping_sub(self.start);
-        self.b.ins().iadd_imm_s(self.base, i64::from(delta as i32))
+        let base = self.b.ins().load(I32, TRUSTED, self.ctx, offset_of!(JitCtx, base) as i32);
+        self.b.ins().iadd_imm_s(base, i64::from(delta as i32))
+    }
+
+    /// A pointer field of the context, loaded where it is used: the page
+    /// tables, `ar`... held in host registers across a region, they left
+    /// too few for the guest's registers (Cranelift spilled both).
+    pub(super) fn ctx_ptr(&mut self, at: usize) -> Value {
+        self.b.ins().load(self.ptr, TRUSTED, self.ctx, at as i32)
+    }
+
+    /// Where the 16 registers of the window are (`JitCtx::ar`).
+    pub(super) fn ar(&mut self) -> Value {
+        self.ctx_ptr(offset_of!(JitCtx, ar))
     }
 
     /// Writes the registers back and returns `index` from the current block.
@@ -304,11 +309,8 @@ impl Translator<'_, '_> {
 
     /// Writes the registers back and returns `index` (an i32 value).
     fn leave_with(&mut self, index: Value) {
+        self.store_regs();
         for n in 0..16u8 {
-            if self.written & (1 << n) != 0 {
-                let value = self.reg(n);
-                self.b.ins().store(TRUSTED, value, self.ar, 4 * i32::from(n));
-            }
             if self.f_written & (1 << n) != 0 {
                 let value = self.b.use_var(self.fregs[usize::from(n)]);
                 self.b.ins().store(TRUSTED, value, self.fr, 4 * i32::from(n));
@@ -473,12 +475,12 @@ impl Translator<'_, '_> {
                 let value = self.iconst(op.imm);
                 self.b.def_var(self.sar, value);
             }
-            Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i => {
+            Kind::L8ui | Kind::L16ui | Kind::L16si | Kind::L32i | Kind::L32e => {
                 let base = self.reg(op.b);
                 let addr = self.b.ins().iadd_imm_s(base, i64::from(op.imm as i32));
                 let size = match op.kind {
                     Kind::L8ui => 1,
-                    Kind::L32i => 4,
+                    Kind::L32i | Kind::L32e => 4,
                     _ => 2,
                 };
                 let value = self.load(index, op, addr, size);
@@ -495,7 +497,7 @@ impl Translator<'_, '_> {
                 let value = self.load(index, op, addr, 4);
                 self.set(op.a, value);
             }
-            Kind::S8i | Kind::S16i | Kind::S32i => {
+            Kind::S8i | Kind::S16i | Kind::S32i | Kind::S32e => {
                 let base = self.reg(op.b);
                 let addr = self.b.ins().iadd_imm_s(base, i64::from(op.imm as i32));
                 let value = self.reg(op.a);
@@ -510,6 +512,19 @@ impl Translator<'_, '_> {
                 let target = self.relocated(op.target);
                 let one = self.iconst(1);
                 self.set_next(target, one);
+            }
+            Kind::CallN | Kind::CallxN => {
+                let target = self.windowed_call(op);
+                let one = self.iconst(1);
+                self.set_next(target, one);
+            }
+            Kind::Entry => {
+                self.window_op(index);
+            }
+            Kind::Retw => {
+                let (_, next) = self.window_op(index);
+                let one = self.iconst(1);
+                self.set_next(next, one);
             }
             kind if kind.is_conditional_branch() => {
                 let taken = self.condition(op);
@@ -613,14 +628,17 @@ impl Translator<'_, '_> {
     /// table for the access (`store` picks the write one); and the host
     /// address.
     fn host_address(&mut self, store: bool, page: Value, offset: Value, size: u32) -> (Value, Value) {
-        let table = if store { self.tables.write_len } else { self.tables.read_len };
+        let table = match store {
+            true => self.ctx_ptr(offset_of!(JitCtx, write_len)),
+            false => self.ctx_ptr(offset_of!(JitCtx, read_len)),
+        };
         let slot = self.b.ins().ishl_imm_u(page, 2);
         let slot = self.b.ins().iadd(table, slot);
         let len = self.b.ins().load(I32, TRUSTED, slot, 0);
         let len = self.b.ins().uextend(self.ptr, len);
         let end = self.b.ins().iadd_imm_s(offset, i64::from(size));
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
-        let pages = self.tables.pages;
+        let pages = self.ctx_ptr(offset_of!(JitCtx, pages));
         let slot = self.b.ins().ishl_imm_u(page, 3);
         let slot = self.b.ins().iadd(pages, slot);
         let base = self.b.ins().load(self.ptr, TRUSTED, slot, 0);
@@ -820,7 +838,7 @@ impl Translator<'_, '_> {
         let (page, offset) = self.page_of(addr);
         let (fits, host) = self.host_address(true, page, offset, size);
         // An aligned access of at most 4 bytes lies in one 4 KiB granule.
-        let bits = self.tables.code_bits;
+        let bits = self.ctx_ptr(offset_of!(JitCtx, code_bits));
         let granule = self.b.ins().ushr_imm_u(addr, 12);
         let word = self.b.ins().ushr_imm_u(granule, 6);
         let word = self.b.ins().uextend(self.ptr, word);

@@ -296,10 +296,11 @@ impl Translator<'_, '_> {
     /// before the op if it refuses), destinations back.
     fn fp_call(&mut self, i: u32, op: &Op) {
         let uses = uses(op);
+        let ar = self.ar();
         for n in 0..16u8 {
             if uses.ar_read & (1 << n) != 0 {
                 let value = self.reg(n);
-                self.b.ins().store(TRUSTED, value, self.ar, 4 * i32::from(n));
+                self.b.ins().store(TRUSTED, value, ar, 4 * i32::from(n));
             }
             if uses.fr_read & (1 << n) != 0 {
                 let value = self.freg(n);
@@ -315,9 +316,10 @@ impl Translator<'_, '_> {
         let next = self.b.create_block();
         self.b.ins().brif(refused, exit, &[], next, &[]);
         self.b.switch_to_block(next);
+        let ar = self.ar();
         for n in 0..16u8 {
             if uses.ar_write & (1 << n) != 0 {
-                let value = self.b.ins().load(I32, TRUSTED, self.ar, 4 * i32::from(n));
+                let value = self.b.ins().load(I32, TRUSTED, ar, 4 * i32::from(n));
                 self.set(n, value);
             }
             if uses.fr_write & (1 << n) != 0 {
