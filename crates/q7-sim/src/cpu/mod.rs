@@ -473,6 +473,7 @@ impl Core {
             }
             let fetcher =
                 Fetcher { core: self.cpu.id, isa: &self.cpu.config.isa, lend: self.cpu.lend, hooks: &self.hooks };
+            let built = self.cache.built;
             let block = match self.cache.index_or_build(pc, fetcher, mem) {
                 Ok(index) => self.cache.at(index),
                 Err(stop) => match self.cpu.fetch_fault(pc, stop) {
@@ -480,6 +481,11 @@ impl Core {
                     Err(stop) => return Event::Stopped(stop),
                 },
             };
+            if let (true, Some(jit)) = (self.cache.built != built, self.jit.as_deref_mut()) {
+                // Decoding it may have made a page hold code, which compiled
+                // code must then not write directly (`Memory::mark_code`).
+                jit.pages.refresh(mem, self.cpu.id);
+            }
             if let Some(profile) = self.profile.as_deref_mut() {
                 if let Err(event) = self.cpu.exec_op_profiled(mem, block, profile) {
                     return event;

@@ -833,11 +833,9 @@ impl Translator<'_, '_> {
     }
 
     /// A `size`-byte store of the low bytes of `value`.
-    pub(super) fn store(&mut self, index: u32, op: &Op, addr: Value, value: Value, size: u32) {
-        self.require_aligned(index, addr, size);
-        let (page, offset) = self.page_of(addr);
-        let (fits, host) = self.host_address(true, page, offset, size);
-        // An aligned access of at most 4 bytes lies in one 4 KiB granule.
+    /// Whether no decoded code lies in the 4 KiB granule of `addr` (an
+    /// aligned access of at most 8 bytes lies in one).
+    fn no_code_at(&mut self, addr: Value) -> Value {
         let bits = self.ctx_ptr(offset_of!(JitCtx, code_bits));
         let granule = self.b.ins().ushr_imm_u(addr, 12);
         let word = self.b.ins().ushr_imm_u(granule, 6);
@@ -849,8 +847,16 @@ impl Translator<'_, '_> {
         let bit = self.b.ins().uextend(I64, bit);
         let code = self.b.ins().ushr(word, bit);
         let code = self.b.ins().band_imm_u(code, 1);
-        let no_code = self.b.ins().icmp_imm_s(IntCC::Equal, code, 0);
-        let direct = self.b.ins().band(fits, no_code);
+        self.b.ins().icmp_imm_s(IntCC::Equal, code, 0)
+    }
+
+    pub(super) fn store(&mut self, index: u32, op: &Op, addr: Value, value: Value, size: u32) {
+        self.require_aligned(index, addr, size);
+        let (page, offset) = self.page_of(addr);
+        // A page holding decoded code has no direct write length (see
+        // `Memory::for_each_host_page`): such stores take the slow path,
+        // which keeps decoded code coherent.
+        let (direct, host) = self.host_address(true, page, offset, size);
 
         let fast = self.b.create_block();
         let slow = self.b.create_block();
@@ -880,11 +886,17 @@ impl Translator<'_, '_> {
         if self.checking {
             self.b.switch_to_block(checked);
         }
+        // The checker's windows are regions, not pages: they test the code
+        // bitmap themselves.
+        let no_code = if self.checking { Some(self.no_code_at(addr)) } else { None };
         for &slot in slots {
             let next = if slot == 2 { self.b.create_block() } else { slow };
             let hit = self.b.create_block();
             let inside = self.window_contains(slot, addr, size);
-            let inside = self.b.ins().band(inside, no_code);
+            let inside = match no_code {
+                Some(no_code) => self.b.ins().band(inside, no_code),
+                None => inside,
+            };
             self.b.ins().brif(inside, hit, &[], next, &[]);
             self.b.switch_to_block(hit);
             let shadow = self.window_address(slot, offset_of!(CheckWindow, shadow), addr);

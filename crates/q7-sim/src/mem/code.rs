@@ -1,7 +1,7 @@
 //! Code coherence: which bytes hold decoded instructions, so that a store
 //! into them invalidates the cores' decoded blocks (the epoch they compare).
 
-use super::{Memory, CODE_GRANULE_WORDS, CODE_SHIFT};
+use super::{Memory, CODE_GRANULE_WORDS, CODE_SHIFT, PAGE_SHIFT};
 
 impl Memory {
     /// The code-granule bitmap (one bit per 4 KiB holding decoded code):
@@ -39,9 +39,22 @@ impl Memory {
         }
         if start < end {
             for g in (start >> CODE_SHIFT)..=((end - 1) >> CODE_SHIFT) {
+                if !self.page_has_code(g << CODE_SHIFT) {
+                    // Compiled code writes this page directly no more
+                    // (`Memory::for_each_host_page`): its tables refresh.
+                    self.layout_epoch += 1;
+                }
                 self.code_granules[(g >> 6) as usize] |= 1 << (g & 63);
             }
         }
+    }
+
+    /// Whether any granule of the 64 KiB page holding `addr` holds decoded
+    /// code: compiled code leaves stores into such a page to
+    /// [`Memory::store`], which keeps decoded code coherent.
+    #[inline]
+    pub(super) fn page_has_code(&self, addr: u32) -> bool {
+        page_has_code(&self.code_granules, addr)
     }
 
     /// Forgets every decoded byte (the block caches flush on the new epoch):
@@ -55,6 +68,8 @@ impl Memory {
         if !self.code_bytes.is_empty() {
             self.code_bytes.clear();
             self.code_granules.fill(0);
+            // Pages that held code are direct again.
+            self.layout_epoch += 1;
         }
     }
 
@@ -70,4 +85,14 @@ impl Memory {
             self.forget_code();
         }
     }
+}
+
+/// [`Memory::page_has_code`] over a code-granule bitmap.
+#[inline]
+pub(super) fn page_has_code(granules: &[u64], addr: u32) -> bool {
+    // 16 granules per page: a 16-bit field of one bitmap word.
+    const PER_PAGE: u32 = 1 << (PAGE_SHIFT - CODE_SHIFT);
+    let g = addr >> PAGE_SHIFT << (PAGE_SHIFT - CODE_SHIFT);
+    let word = granules[(g >> 6) as usize & (CODE_GRANULE_WORDS - 1)];
+    word >> (g & 63) & ((1 << PER_PAGE) - 1) != 0
 }

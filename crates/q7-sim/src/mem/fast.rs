@@ -22,8 +22,11 @@ impl Memory {
     /// Calls `each(index, ptr, read, write)` for every page of `core`'s
     /// view that [`Memory::host_page`] would give a nonzero length: a walk
     /// over the mapped regions, not over the 65,536 entries of the table.
+    /// A page holding decoded code is not directly writable (a store there
+    /// goes through [`Memory::store`]; `mark_code` moves `layout_epoch`
+    /// when a page first holds code, so the tables made from this refresh).
     pub fn for_each_host_page(&mut self, core: usize, mut each: impl FnMut(usize, *mut u8, u32, u32)) {
-        let table = &self.tables[core];
+        let (table, granules) = (&self.tables[core], &self.code_granules);
         for (index, region) in self.regions.iter_mut().enumerate() {
             let first = (region.base >> PAGE_SHIFT) as usize;
             for p in first..first + region.size.div_ceil(PAGE_SIZE) as usize {
@@ -31,7 +34,10 @@ impl Memory {
                 if page.flags == 0 || usize::from(page.region) != index || page.flags & flag::OBSERVED != 0 {
                     continue;
                 }
-                let (read, write) = page.direct_lengths(region.data.len());
+                let (read, mut write) = page.direct_lengths(region.data.len());
+                if super::code::page_has_code(granules, (p as u32) << PAGE_SHIFT) {
+                    write = 0;
+                }
                 if read != 0 || write != 0 {
                     each(p, region.data.as_mut_ptr().wrapping_add(page.offset as usize), read, write);
                 }

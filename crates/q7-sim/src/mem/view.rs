@@ -69,6 +69,8 @@ impl Memory {
             *word |= bit;
         }
         self.code_epoch = self.code_epoch.max(view.code_epoch);
+        // Tables made from the view (its code marks) are renewed.
+        self.layout_epoch = self.layout_epoch.max(view.layout_epoch) + 1;
     }
 }
 

@@ -176,6 +176,26 @@ fn de233_fpu_programs_agree_under_both_engines() {
     run_all("de233_fpu", &Board::de233_fpu(), &["2"], &sources);
 }
 
+#[test]
+fn self_modifying_code_agrees_in_one_turn() {
+    // smc.c's compiled loop stores into a function on a page that first
+    // holds decoded code after the loop was compiled: in one turn (no new
+    // Core::run to refresh the JIT's page table), the stores after that must
+    // take the code-coherent path (without the refresh after decoding, the
+    // JIT printed 14800d87).
+    let out = tempfile::tempdir().expect("temp dir");
+    let dir = build(out.path(), "de212", "2", "", &["smc.c"]);
+    let elf = std::fs::read(dir.join("smc.de212-O2.elf")).expect("read ELF");
+    let outputs = [Engine::Interp, Engine::Jit { hot: 1 }].map(|engine| {
+        let mut m = bare::load(&Board::de212(), &elf).expect("load ELF");
+        m.limits = RunLimits { max_insns: 10_000_000, quantum: 1 << 40, engine, ..RunLimits::default() };
+        assert_eq!(m.run(), RunEnd::Exited, "{engine:?}");
+        (String::from_utf8_lossy(&m.output.stdout).into_owned(), m.cores[0].cpu.insns)
+    });
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(outputs[0].0, "smc d81115f2\n");
+}
+
 /// The exception cases of traps.c (its `which` word patched), and the
 /// faulting cases of atomic.c: exits through guest exception handlers.
 #[test]
