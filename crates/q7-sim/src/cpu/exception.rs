@@ -36,15 +36,19 @@ impl Cpu {
     pub(crate) fn fetch_fault(&mut self, pc: u32, report: Stop) -> Result<(), Stop> {
         let Stop::Memory { fault, .. } = &report else { return Err(report) };
         let addr = fault.addr;
-        self.raise(pc, crate::stop::cause::INSTR_PIF_ADDR_ERROR, Some(addr), report)?;
-        self.exceptions += 1;
-        Ok(())
+        self.raise_fetch(pc, crate::stop::cause::INSTR_PIF_ADDR_ERROR, addr, report)
     }
 
     /// A fetch the MMU refused (`exc`, at `vaddr`) raised at `pc`.
     #[cold]
     pub(crate) fn fetch_exception(&mut self, pc: u32, exc: u32, vaddr: u32) -> Result<(), Stop> {
-        self.raise(pc, exc, Some(vaddr), Stop::Unhandled { pc, cause: exc })?;
+        self.raise_fetch(pc, exc, vaddr, Stop::Unhandled { pc, cause: exc })
+    }
+
+    /// A fetch exception: raised like any, and counted (it retires no
+    /// instruction of the block that was not fetched).
+    fn raise_fetch(&mut self, pc: u32, exc: u32, vaddr: u32, report: Stop) -> Result<(), Stop> {
+        self.raise(pc, exc, Some(vaddr), report)?;
         self.exceptions += 1;
         Ok(())
     }

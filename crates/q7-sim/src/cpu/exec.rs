@@ -265,12 +265,18 @@ impl Cpu {
         }
     }
 
+    /// Exception `exc` (EXCVADDR `vaddr`, when given) raised by `op`; a
+    /// stop naming the cause where the program has no handlers.
+    #[cold]
+    pub(super) fn unhandled(&mut self, op: &Op, exc: u32, vaddr: Option<u32>) -> Trap {
+        self.exception(op, exc, vaddr, Stop::Unhandled { pc: op.pc, cause: exc })
+    }
+
     /// An FP op, or an FP state register's `rur`/`wur`, with CPENABLE's
     /// coprocessor-0 bit clear.
     #[cold]
     pub(super) fn coprocessor0_disabled(&mut self, op: &Op) -> Trap {
-        let report = Stop::Unhandled { pc: op.pc, cause: cause::COPROCESSOR0_DISABLED };
-        self.exception(op, cause::COPROCESSOR0_DISABLED, None, report)
+        self.unhandled(op, cause::COPROCESSOR0_DISABLED, None)
     }
 
     #[cold]
@@ -301,10 +307,7 @@ impl Cpu {
 
     #[cold]
     fn translated(&mut self, mem: &Memory, op: &Op, addr: u32, access: Access) -> Result<u32, Trap> {
-        self.translate(mem, addr, access).map_err(|exc| {
-            let report = Stop::Unhandled { pc: op.pc, cause: exc };
-            self.exception(op, exc, Some(addr), report)
-        })
+        self.translate(mem, addr, access).map_err(|exc| self.unhandled(op, exc, Some(addr)))
     }
 
     #[inline(always)]
@@ -489,8 +492,7 @@ impl Cpu {
                 // alignment check (as QEMU orders them). The simulated
                 // memories have no cache: every access is bypass.
                 if self.atomctl & 3 == 0 {
-                    let report = Stop::Unhandled { pc: op.pc, cause: cause::LOAD_STORE_ERROR };
-                    return Err(self.exception(op, cause::LOAD_STORE_ERROR, Some(addr), report));
+                    return Err(self.unhandled(op, cause::LOAD_STORE_ERROR, Some(addr)));
                 }
                 let old = self.load32(mem, op, addr)?;
                 if old == self.scompare1 {
@@ -644,8 +646,7 @@ impl Cpu {
                 return Err(Trap::Stop(Stop::Unsupported { pc: op.pc, mnemonic: op.opcode.mnemonic() }));
             }
             Kind::Syscall => {
-                let report = Stop::Unhandled { pc: op.pc, cause: cause::SYSCALL };
-                return Err(self.exception(op, cause::SYSCALL, None, report));
+                return Err(self.unhandled(op, cause::SYSCALL, None));
             }
             Kind::Simcall => return Err(Trap::Simcall),
             Kind::Waiti => self.waiti(op.pc, op.imm & ps::INTLEVEL_MASK)?,
@@ -724,8 +725,7 @@ impl Cpu {
         let windowed = self.config.has(q7_isa::Feature::Windowed);
         if windowed && !self.caller_frame_live() {
             if !self.firmware_services_alloca() {
-                let report = Stop::Unhandled { pc: op.pc, cause: cause::ALLOCA };
-                return Err(self.exception(op, cause::ALLOCA, None, report));
+                return Err(self.unhandled(op, cause::ALLOCA, None));
             }
             // The save areas overlap when the stack pointer moves by less
             // than 16 bytes: read all four words before writing any.

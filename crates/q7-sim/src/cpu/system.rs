@@ -23,8 +23,7 @@ impl Cpu {
         if self.tlbs.is_some() {
             let (a, v) = (usize::from(op.a & 15), self.ar[usize::from(op.b & 15)]);
             if let Err((exc, vaddr)) = self.mmu_tlb(op.imm, a, v) {
-                let report = Stop::Unhandled { pc: op.pc, cause: exc };
-                return Err(self.exception(op, exc, Some(vaddr), report));
+                return Err(self.unhandled(op, exc, Some(vaddr)));
             }
             return Ok(());
         }
